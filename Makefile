@@ -1,0 +1,53 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NPM_STAMP := node_modules/.install-stamp
+
+.PHONY: help deps build run test test-unit test-integration lint typecheck docs services bench bench-api clean
+
+help:
+	@echo "make run    start the all-in-one service (SQLite, in-process bus)"
+	@echo "make test   build, lint and run every test (PostgreSQL, SQLite, RabbitMQ)"
+	@echo "make bench  run the benchmarks under test/bench"
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: $(NPM_STAMP)
+
+build: deps
+	npx tsc -b tsconfig.build.json
+
+run: build
+	node services/all-in-one/dist/main.js
+
+typecheck: deps
+	npx tsc -p tsconfig.json
+
+lint: deps
+	npx eslint --max-warnings 0 .
+
+docs: build
+	node scripts/gen-config-doc.js > docs/configuration.md
+
+services:
+	bash scripts/ensure-services.sh
+
+test: build services
+	bash scripts/test.sh
+
+test-unit: build
+	npx jest --selectProjects unit
+
+test-integration: build services
+	TEST_DATABASE=postgres npx jest --selectProjects integration
+	TEST_DATABASE=sqlite npx jest --selectProjects integration
+
+bench: bench-api
+
+bench-api: build services
+	bash test/bench/api/run.sh
+
+clean:
+	rm -rf node_modules libs/*/dist services/*/dist

@@ -1,0 +1,16 @@
+// Two projects: pure unit tests beside the code, and integration tests that talk
+// to real PostgreSQL/SQLite/RabbitMQ (run once per database by the Makefile).
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const moduleNameMapper = {
+  '^@cds/(config|logging|core|data|messaging|http)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@cds/(api|checker|webhook-dispatcher|edge-proxy|all-in-one|cli)$': '<rootDir>/services/$1/src/index.ts',
+};
+const common = { testEnvironment: 'node', transform, moduleNameMapper, rootDir: __dirname };
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], testTimeout: 60000 },
+  ],
+};

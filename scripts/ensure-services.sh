@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Makes sure the servers the integration tests talk to are installed and running:
+# PostgreSQL and RabbitMQ (installed from Debian's packages when missing).
+set -euo pipefail
+need_apt=()
+command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
+command -v pgbench >/dev/null 2>&1 || need_apt+=(postgresql-contrib)
+command -v rabbitmq-server >/dev/null 2>&1 || need_apt+=(rabbitmq-server)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "installing ${need_apt[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+pg_up() { pg_isready -h 127.0.0.1 -p 5432 -q; }
+if ! pg_up; then
+  echo "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  for _ in $(seq 1 30); do pg_up && break; sleep 1; done
+fi
+pg_up || { echo "PostgreSQL is not reachable on 127.0.0.1:5432" >&2; exit 1; }
+
+rabbit_up() { (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null; }
+if ! rabbit_up; then
+  echo "starting RabbitMQ"
+  rabbitmq-server -detached || true
+  for _ in $(seq 1 60); do rabbit_up && break; sleep 1; done
+  rabbitmqctl await_startup >/dev/null 2>&1 || true
+fi
+rabbit_up || { echo "RabbitMQ is not reachable on 127.0.0.1:5672" >&2; exit 1; }
+echo "PostgreSQL and RabbitMQ are up"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every check and test suite, keeps going after a failure so one run shows
+# everything, and ends with one summary line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=test-results
+rm -rf "$out" && mkdir -p "$out"
+status=0
+step() { local name=$1; shift; echo "=== $name"; if ! "$@"; then echo "=== $name FAILED"; status=1; fi; }
+
+step lint npx eslint --max-warnings 0 .
+step typecheck npx tsc -p tsconfig.json
+step unit npx jest --selectProjects unit --ci --json --outputFile="$out/unit.json"
+step integration-postgres env TEST_DATABASE=postgres npx jest --selectProjects integration --ci --runInBand --json --outputFile="$out/integration-postgres.json"
+step integration-sqlite env TEST_DATABASE=sqlite npx jest --selectProjects integration --ci --runInBand --json --outputFile="$out/integration-sqlite.json"
+
+node scripts/summarize-tests.js "$out"/*.json || status=1
+exit $status
