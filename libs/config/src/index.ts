@@ -1,1 +1,18 @@
-export {};
+export { ALL_IN_ONE_SECRETS, ensureAllInOneSecrets, type AllInOneSecret, type AllInOneSecrets } from './all-in-one-secrets';
+export { configSchemaDoc, renderConfigDoc, type ConfigVariableDoc } from './config-doc';
+export { ConfigError } from './config-error';
+export { buildConfigSchema } from './config-schema';
+export {
+  CERT_ISSUERS,
+  LOG_LEVELS,
+  MODES,
+  type CertIssuer,
+  type Config,
+  type LogLevel,
+  type Mode,
+  type TrustProxy,
+} from './config.types';
+export { parseDatabaseUrl, type DatabaseUrl } from './database-url';
+export { parseDuration } from './duration';
+export { InvalidValueError } from './invalid-value';
+export { loadConfig, loadConfigOrExit, type LoadConfigOptions } from './load-config';

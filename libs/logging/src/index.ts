@@ -1,1 +1,2 @@
-export {};
+export { childLogger, createLogger, type CreateLoggerOptions, type Logger } from './create-logger';
+export { maskSecrets, redact, redactField, REDACTED, SECRET_KEY } from './redact';

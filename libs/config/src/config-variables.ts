@@ -1,0 +1,282 @@
+import type { Config, Mode } from './config.types';
+import { CERT_ISSUERS, LOG_LEVELS } from './config.types';
+import { parseDatabaseUrl } from './database-url';
+import { parseDuration, parseDurationList } from './duration';
+import { InvalidValueError } from './invalid-value';
+import { parseBindAddress, parseCidrList, parseDnsServers, parseHostname, parseTrustProxy } from './network-parsers';
+import {
+  integerParser,
+  oneOfParser,
+  parseAssertionKey,
+  parseBoolean,
+  parseEmail,
+  parseEncryptionKey,
+  parseMailbox,
+  parsePath,
+  parsePort,
+  tokenParser,
+  urlParser,
+} from './value-parsers';
+
+export interface VariableSpec<T> {
+  readonly name: string;
+  /** The documentation of the variable (becomes the joi description). */
+  readonly description: string;
+  readonly parse: (text: string) => T;
+  /** Default as environment text, per mode when the modes differ; absent means unset (null). */
+  readonly default?: string | Readonly<Record<Mode, string>>;
+  /** The default as the docs show it, when the text alone would not say it. */
+  readonly docDefault?: string;
+  /** Modes in which the variable must be set. */
+  readonly requiredIn?: readonly Mode[];
+  /** Never echo the value in an error. */
+  readonly secret?: boolean;
+}
+
+type Variables = { readonly [K in Exclude<keyof Config, 'mode'>]: VariableSpec<Config[K]> };
+
+const positiveInteger = integerParser(1);
+const positiveDuration = (text: string): number => {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new InvalidValueError('must be a duration greater than zero, such as 500ms or 30s');
+  return ms;
+};
+
+/** Every environment variable the project reads, in documentation order. */
+export const VARIABLES: Variables = {
+  databaseUrl: {
+    name: 'DATABASE_URL',
+    description:
+      'Database connection: `postgres://…` (or `postgresql://…`) for PostgreSQL, `sqlite:<path>` for a SQLite file (the all-in-one default).',
+    parse: (text) => {
+      parseDatabaseUrl(text);
+      return text;
+    },
+    default: 'sqlite:./data/custom-domains.sqlite',
+  },
+  amqpUrl: {
+    name: 'AMQP_URL',
+    description:
+      'RabbitMQ connection (`amqp://…` or `amqps://…`). Unset means the in-process bus, which only all-in-one mode may use.',
+    parse: urlParser(['amqp:', 'amqps:']),
+    docDefault: 'unset (all-in-one); required in split mode',
+    requiredIn: ['split'],
+  },
+  apiPort: {
+    name: 'API_PORT',
+    description: 'Port of the application API, the operator API, the legacy `/domains` API and `/v1/openapi.json`.',
+    parse: parsePort,
+    default: '8080',
+  },
+  edgeHttpPort: {
+    name: 'EDGE_HTTP_PORT',
+    description: 'Plain-HTTP port of the edge: ACME HTTP-01 answers and redirects to HTTPS.',
+    parse: parsePort,
+    default: '8081',
+  },
+  edgeHttpsPort: {
+    name: 'EDGE_HTTPS_PORT',
+    description: "TLS port of the edge, which picks each customer domain's certificate by SNI.",
+    parse: parsePort,
+    default: '8443',
+  },
+  metricsPort: {
+    name: 'METRICS_PORT',
+    description:
+      'Port of Prometheus `/metrics`, `/healthz` and `/readyz`. In all-in-one mode it serves the metrics of every service.',
+    parse: parsePort,
+    default: '9464',
+  },
+  bindAddress: {
+    name: 'BIND_ADDRESS',
+    description: 'Address every listener binds to.',
+    parse: parseBindAddress,
+    default: { 'all-in-one': '127.0.0.1', split: '0.0.0.0' },
+    docDefault: '`127.0.0.1` in all-in-one, `0.0.0.0` in split',
+  },
+  edgeTarget: {
+    name: 'EDGE_TARGET',
+    description: 'Hostname customers point their CNAME record at. Names under its registrable domain cannot be registered.',
+    parse: parseHostname,
+    default: 'edge.localhost',
+  },
+  operatorToken: {
+    name: 'OPERATOR_TOKEN',
+    description:
+      'Operator API token (`Authorization: Bearer <token>`), up to 512 characters without spaces. `PUT /operator/v1/token` replaces it at run time.',
+    parse: tokenParser(512),
+    docDefault: 'all-in-one: generated on first start into `./data/operator-token`; split: required',
+    requiredIn: ['split'],
+    secret: true,
+  },
+  operatorApiEnabled: {
+    name: 'OPERATOR_API_ENABLED',
+    description: '`false` makes every `/operator/v1` path answer 404.',
+    parse: parseBoolean,
+    default: 'true',
+  },
+  operatorAllowedCidrs: {
+    name: 'OPERATOR_ALLOWED_CIDRS',
+    description: 'Comma list of CIDR ranges whose clients may use the operator API; others get 403.',
+    parse: parseCidrList,
+    default: '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7',
+  },
+  operatorAuthFailuresPerMinute: {
+    name: 'OPERATOR_AUTH_FAILURES_PER_MINUTE',
+    description: 'Failed operator-token attempts allowed per client address within a minute before it gets 429.',
+    parse: positiveInteger,
+    default: '10',
+  },
+  operatorBackup: {
+    name: 'OPERATOR_BACKUP',
+    description: '`true` enables `GET /operator/v1/backup` (a `pg_dump` stream; PostgreSQL only).',
+    parse: parseBoolean,
+    default: 'false',
+  },
+  enableLegacyApi: {
+    name: 'ENABLE_LEGACY_API',
+    description: '`false` turns the deprecated `/domains` API off (404).',
+    parse: parseBoolean,
+    default: 'true',
+  },
+  v1AuthFailuresPerMinute: {
+    name: 'V1_AUTH_FAILURES_PER_MINUTE',
+    description:
+      'Requests with a missing or invalid credential allowed per client address within a minute; past it every `/v1` request from that address gets 429.',
+    parse: positiveInteger,
+    default: '20',
+  },
+  trustProxy: {
+    name: 'TRUST_PROXY',
+    description:
+      "express's `trust proxy` setting: `false` (client address from the socket), `true`, a hop count, or a comma list of addresses, CIDRs and `loopback`, `linklocal`, `uniquelocal`.",
+    parse: parseTrustProxy,
+    default: 'false',
+  },
+  deploymentDomainLimit: {
+    name: 'DEPLOYMENT_DOMAIN_LIMIT',
+    description: 'Live domains allowed across the whole deployment; `0` means no limit.',
+    parse: integerParser(0),
+    default: '0',
+  },
+  dataEncryptionKey: {
+    name: 'DATA_ENCRYPTION_KEY',
+    description: 'Exactly 32 bytes in base64: the AES-256-GCM key that encrypts private keys and webhook secrets at rest.',
+    parse: parseEncryptionKey,
+    docDefault: 'all-in-one: generated on first start into `./data/data-encryption-key`; split: required',
+    requiredIn: ['all-in-one', 'split'],
+    secret: true,
+  },
+  assertionDeploymentKey: {
+    name: 'ASSERTION_DEPLOYMENT_KEY',
+    description:
+      'Deployment key that signs the `X-Custom-Domain-Assertion` sent to origins: base64url text of at least 32 bytes (the HMAC key is the text itself).',
+    parse: parseAssertionKey,
+    docDefault: 'all-in-one: generated on first start into `./data/assertion-deployment-key`; split: required',
+    requiredIn: ['all-in-one', 'split'],
+    secret: true,
+  },
+  assertionDeploymentKid: {
+    name: 'ASSERTION_DEPLOYMENT_KID',
+    description: 'Key id (`kid`) of the deployment assertion key.',
+    parse: tokenParser(128),
+    default: 'deployment',
+  },
+  certIssuer: {
+    name: 'CERT_ISSUER',
+    description:
+      '`acme` obtains certificates from an ACME directory; `internal` signs them with a local CA kept in the database.',
+    parse: oneOfParser(CERT_ISSUERS),
+    default: { 'all-in-one': 'internal', split: 'acme' },
+    docDefault: '`internal` in all-in-one, `acme` in split',
+  },
+  acmeDirectoryUrl: {
+    name: 'ACME_DIRECTORY_URL',
+    description: "Any RFC 8555 directory URL (Let's Encrypt staging, Pebble in tests).",
+    parse: urlParser(['https:', 'http:']),
+    default: 'https://acme-v02.api.letsencrypt.org/directory',
+  },
+  acmeEmail: {
+    name: 'ACME_EMAIL',
+    description: 'Contact e-mail of the ACME account.',
+    parse: parseEmail,
+  },
+  acmeCaBundle: {
+    name: 'ACME_CA_BUNDLE',
+    description: 'PEM file of extra CAs trusted when talking to the ACME directory.',
+    parse: parsePath,
+  },
+  dnsServers: {
+    name: 'DNS_SERVERS',
+    description:
+      'Comma list of DNS servers (`ip` or `ip:port`, `[ipv6]:port`) the checker and the webhook address test ask.',
+    parse: parseDnsServers,
+    default: '',
+    docDefault: 'the system resolvers',
+  },
+  checkSchedulePending: {
+    name: 'CHECK_SCHEDULE_PENDING',
+    description: 'Delays between automatic checks of a `pending_dns` domain; the last one repeats.',
+    parse: parseDurationList,
+    default: '1m,2m,5m,10m,30m,1h',
+  },
+  checkIntervalLive: {
+    name: 'CHECK_INTERVAL_LIVE',
+    description: 'Delay between automatic checks of `ready` and `attention_required` domains.',
+    parse: positiveDuration,
+    default: '10m',
+  },
+  webhookRetrySchedule: {
+    name: 'WEBHOOK_RETRY_SCHEDULE',
+    description: 'Delays before delivery attempts 2 to 8; the last one repeats when the list is shorter.',
+    parse: parseDurationList,
+    default: '1m,5m,30m,2h,12h,24h,24h',
+  },
+  webhookTimeout: {
+    name: 'WEBHOOK_TIMEOUT',
+    description: 'Time allowed for one webhook delivery attempt.',
+    parse: positiveDuration,
+    default: '10s',
+  },
+  webhookCaBundle: {
+    name: 'WEBHOOK_CA_BUNDLE',
+    description: 'PEM file of extra CAs trusted for webhook receivers.',
+    parse: parsePath,
+  },
+  webhookAllowPrivateCidrs: {
+    name: 'WEBHOOK_ALLOW_PRIVATE_CIDRS',
+    description:
+      'Comma list of otherwise refused (private, loopback, …) CIDR ranges that webhook URLs may resolve to, for tests and private deployments.',
+    parse: parseCidrList,
+    default: '',
+    docDefault: 'empty',
+  },
+  originCaBundle: {
+    name: 'ORIGIN_CA_BUNDLE',
+    description: 'PEM file of extra CAs trusted for `https` origins.',
+    parse: parsePath,
+  },
+  originTimeout: {
+    name: 'ORIGIN_TIMEOUT',
+    description: "Time the edge waits for an origin's response headers before answering 504.",
+    parse: positiveDuration,
+    default: '30s',
+  },
+  smtpUrl: {
+    name: 'SMTP_URL',
+    description:
+      'SMTP server (`smtp://…` or `smtps://…`) for fair-use notices. Unset: the notice is logged and recorded, not sent.',
+    parse: urlParser(['smtp:', 'smtps:']),
+  },
+  smtpFrom: {
+    name: 'SMTP_FROM',
+    description: 'Sender of those e-mails: `address` or `Name <address>`.',
+    parse: parseMailbox,
+  },
+  logLevel: {
+    name: 'LOG_LEVEL',
+    description: `Lowest winston level written (${LOG_LEVELS.join(', ')}); logs are JSON lines on stdout.`,
+    parse: oneOfParser(LOG_LEVELS),
+    default: 'info',
+  },
+};

@@ -1,0 +1,62 @@
+import type Joi from 'joi';
+import { ConfigError } from './config-error';
+import { buildConfigSchema, type VariableMeta } from './config-schema';
+import type { Config, Mode } from './config.types';
+import { VARIABLES } from './config-variables';
+import { deepFreeze } from './deep-freeze';
+import { InvalidValueError } from './invalid-value';
+
+export interface LoadConfigOptions {
+  readonly mode: Mode;
+  /** Defaults to process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const SHOWN_VALUE_MAX = 80;
+
+/** Validates the environment (no file or network access) and returns the deep-frozen configuration. Throws ConfigError. */
+export function loadConfig(opts: LoadConfigOptions): Config {
+  const env = opts.env ?? process.env;
+  const input = Object.fromEntries(
+    Object.values(VARIABLES).map((spec) => [spec.name, env[spec.name]?.trim() || undefined] as const),
+  );
+  const schema = buildConfigSchema(opts.mode);
+  const { value, error } = schema.validate(input, { abortEarly: true, convert: true });
+  if (error) throw toConfigError(schema, error, opts.mode);
+  // The schema has one key per entry of VARIABLES, each parsed by that entry's typed parser.
+  const parsed = value as Record<string, unknown>;
+  const config = Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, parsed[spec.name]]));
+  return deepFreeze({ ...config, mode: opts.mode } as Config);
+}
+
+/** For entry points: on a bad configuration print the one line to stderr and exit 1. */
+export function loadConfigOrExit(opts: LoadConfigOptions): Config {
+  try {
+    return loadConfig(opts);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+function toConfigError(schema: Joi.ObjectSchema, error: Joi.ValidationError, mode: Mode): ConfigError {
+  const detail = error.details[0];
+  const variable = String(detail?.path[0] ?? 'environment');
+  if (detail?.type === 'any.required') {
+    const why = mode === 'split' ? 'in split mode' : '(all-in-one start-up generates it into the data directory)';
+    return new ConfigError(variable, `is required ${why}`);
+  }
+  const cause: unknown = detail?.context?.error;
+  const problem = cause instanceof InvalidValueError ? cause.message : 'is invalid';
+  const meta = schema.extract(variable).describe().metas?.[0] as VariableMeta | undefined;
+  const raw: unknown = detail?.context?.value;
+  const shown = meta?.secret || typeof raw !== 'string' ? '' : ` (got ${showValue(raw)})`;
+  return new ConfigError(variable, `${problem}${shown}`);
+}
+
+/** JSON-quoted (so it stays on one line), shortened, with any URL password hidden. */
+function showValue(raw: string): string {
+  const text = raw.replace(/(\/\/[^/@:\s]*:)[^/@\s]*@/, '$1***@');
+  return JSON.stringify(text.length > SHOWN_VALUE_MAX ? `${text.slice(0, SHOWN_VALUE_MAX)}…` : text);
+}

@@ -1,0 +1,76 @@
+import { PassThrough } from 'node:stream';
+import { childLogger, createLogger } from './create-logger';
+import { REDACTED } from './redact';
+
+function capture(level: string) {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+  const logger = createLogger({ service: 'api', level, stream });
+  // Let winston's streams drain before reading what reached the output.
+  const lines = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return chunks
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+  return { logger, lines };
+}
+
+describe('createLogger', () => {
+  it('writes one JSON line with timestamp, level, service and message', async () => {
+    const { logger, lines } = capture('info');
+    logger.info('domain created', { domainId: 'd1' });
+    expect(await lines()).toEqual([
+      {
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        level: 'info',
+        service: 'api',
+        message: 'domain created',
+        domainId: 'd1',
+      },
+    ]);
+  });
+
+  it('drops lines below the level', async () => {
+    const { logger, lines } = capture('warn');
+    logger.info('quiet');
+    logger.warn('loud');
+    expect((await lines()).map((line) => line.message)).toEqual(['loud']);
+  });
+
+  it('redacts secrets in fields and in the message', async () => {
+    const { logger, lines } = capture('info');
+    const headers = { authorization: 'Bearer cd_4fTq9ZxY2bN7mK1pR8sV3wL6hJ0cD5gE9aB2nM4kQ7t', accept: 'application/json' };
+    logger.info('webhook secret whsec_abcdefghijklmnop rotated', { headers, secret: 'whsec_x', nested: { cookie: 'c' } });
+    const [line] = await lines();
+    expect(line).toMatchObject({
+      message: `webhook secret whsec_${REDACTED} rotated`,
+      headers: { authorization: REDACTED, accept: 'application/json' },
+      secret: REDACTED,
+      nested: { cookie: REDACTED },
+    });
+    expect(headers.authorization).toMatch(/^Bearer cd_/);
+  });
+
+  it('logs an Error with its stack, masked', async () => {
+    const { logger, lines } = capture('info');
+    logger.error(new Error('upstream refused cd_4fTq9ZxY2bN7mK1pR8sV3wL6hJ0cD5gE9aB2nM4kQ7t'));
+    const [line] = await lines();
+    expect(line?.message).toBe(`upstream refused cd_${REDACTED}`);
+    expect(line?.stack).toEqual(expect.stringContaining(`Error: upstream refused cd_${REDACTED}`));
+  });
+
+  it('child loggers add the request id to every line', async () => {
+    const { logger, lines } = capture('info');
+    const child = childLogger(logger, { requestId: 'req-1' });
+    child.info('handled', { status: 200 });
+    logger.child({ requestId: 'req-2', token: 'abc' }).info('raw winston child');
+    expect(await lines()).toEqual([
+      expect.objectContaining({ service: 'api', requestId: 'req-1', message: 'handled', status: 200 }),
+      expect.objectContaining({ service: 'api', requestId: 'req-2', token: REDACTED }),
+    ]);
+  });
+});

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configSchemaDoc, renderConfigDoc } from '@cds/config';
+
+const DOC = join(__dirname, '..', '..', 'docs', 'configuration.md');
+
+describe('docs/configuration.md', () => {
+  it('is what scripts/gen-config-doc.js produces from the current schema', () => {
+    // On failure: npx tsc -b libs/config && node scripts/gen-config-doc.js > docs/configuration.md
+    expect(readFileSync(DOC, 'utf8')).toBe(renderConfigDoc());
+  });
+
+  it('documents every variable with a description and a default', () => {
+    const variables = configSchemaDoc();
+    // Every variable of DECISIONS.md §1, in its order.
+    expect(variables.map((variable) => variable.name)).toEqual([
+      'DATABASE_URL', 'AMQP_URL', 'API_PORT', 'EDGE_HTTP_PORT', 'EDGE_HTTPS_PORT', 'METRICS_PORT', 'BIND_ADDRESS',
+      'EDGE_TARGET', 'OPERATOR_TOKEN', 'OPERATOR_API_ENABLED', 'OPERATOR_ALLOWED_CIDRS',
+      'OPERATOR_AUTH_FAILURES_PER_MINUTE', 'OPERATOR_BACKUP', 'ENABLE_LEGACY_API', 'V1_AUTH_FAILURES_PER_MINUTE',
+      'TRUST_PROXY', 'DEPLOYMENT_DOMAIN_LIMIT', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY',
+      'ASSERTION_DEPLOYMENT_KID', 'CERT_ISSUER', 'ACME_DIRECTORY_URL', 'ACME_EMAIL', 'ACME_CA_BUNDLE', 'DNS_SERVERS',
+      'CHECK_SCHEDULE_PENDING', 'CHECK_INTERVAL_LIVE', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_TIMEOUT',
+      'WEBHOOK_CA_BUNDLE', 'WEBHOOK_ALLOW_PRIVATE_CIDRS', 'ORIGIN_CA_BUNDLE', 'ORIGIN_TIMEOUT', 'SMTP_URL',
+      'SMTP_FROM', 'LOG_LEVEL',
+    ]);
+    for (const variable of variables) {
+      expect(variable.description.length).toBeGreaterThan(10);
+      expect(variable.default).not.toBe('');
+    }
+    expect(variables.find((variable) => variable.name === 'CHECK_INTERVAL_LIVE')?.default).toBe('`10m`');
+  });
+});
