@@ -1,1 +1,4 @@
 export * from './types';
+export { createDataStore, type DataStoreLogger, type DataStoreOptions } from './data-store';
+export { NestedUnitOfWorkError, UniqueViolation, UNIQUE_CONSTRAINTS, type UniqueConstraint } from './errors';
+export { outboxSource } from './outbox-source';

@@ -106,6 +106,11 @@ export interface ApplicationsRepository {
   update(id: string, patch: Partial<Omit<ApplicationRow, 'id'>>): Promise<void>;
   /** Row lock (SELECT … FOR UPDATE on PostgreSQL; no-op on SQLite, whose transactions are serialized). */
   lock(id: string): Promise<void>;
+  /**
+   * Deployment-wide lock for the deployment live-domain limit (PostgreSQL: a
+   * transaction-scoped advisory lock; SQLite: no-op). Take it after `lock(id)`.
+   */
+  lockDeployment(): Promise<void>;
 }
 
 export interface CredentialsRepository {
@@ -191,6 +196,8 @@ export interface DataStore {
   run<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>; // names of migrations applied
   pendingMigrations(): Promise<string[]>;
+  /** Runs the `down` of the newest applied migration; its name, or null when none is applied. */
+  revertLastMigration(): Promise<string | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,179 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DataSource, MigrationExecutor, type DataSourceOptions, type EntityManager, type QueryRunner } from 'typeorm';
+import { parseDatabaseUrl, type DatabaseTarget } from './database-url';
+import { entitySchemas } from './entities';
+import { MIGRATIONS } from './migrations';
+import { Mutex } from './mutex';
+import { createRepositories } from './repositories';
+import { SLOW_QUERY_MS, typeOrmLogger, type DataStoreLogger } from './typeorm-logger';
+import type { DatabaseKind, DataStore, Repositories } from './types';
+import { inUnitScope } from './unit-scope';
+
+export type { DataStoreLogger } from './typeorm-logger';
+
+export interface DataStoreOptions {
+  /** `postgres://…` or `sqlite:<path>`. */
+  url: string;
+  logger?: DataStoreLogger;
+  /** PostgreSQL connection pool size (default 10). */
+  poolSize?: number;
+}
+
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+const MEMORY = ':memory:';
+/** Advisory lock key held while migrating ("cds" + 0). */
+const MIGRATION_LOCK_KEY = 0x63647300;
+
+// TypeORM's better-sqlite3 driver has ONE connection and one query runner, so units of work
+// on a file must run one at a time. The mutex is per file, shared by every store of this process.
+const sqliteMutexes = new Map<string, { mutex: Mutex; stores: number }>();
+
+function acquireFileMutex(file: string): Mutex {
+  const entry = sqliteMutexes.get(file) ?? { mutex: new Mutex(), stores: 0 };
+  entry.stores += 1;
+  sqliteMutexes.set(file, entry);
+  return entry.mutex;
+}
+
+function releaseFileMutex(file: string): void {
+  const entry = sqliteMutexes.get(file);
+  if (entry && --entry.stores === 0) sqliteMutexes.delete(file);
+}
+
+function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): DataSourceOptions {
+  const common = {
+    entities: entitySchemas(target.kind),
+    migrations: MIGRATIONS,
+    synchronize: false,
+    migrationsRun: false,
+    ...(opts.logger ? { logger: typeOrmLogger(opts.logger), maxQueryExecutionTime: SLOW_QUERY_MS } : { logging: false }),
+  } as const;
+  if (target.kind === 'postgres') {
+    return { ...common, type: 'postgres', url: target.url, poolSize: opts.poolSize ?? 10 };
+  }
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: target.path,
+    enableWAL: true, // PRAGMA journal_mode = WAL; the driver always sets PRAGMA foreign_keys = ON
+    timeout: SQLITE_BUSY_TIMEOUT_MS, // better-sqlite3 sets it as PRAGMA busy_timeout: waits for other processes (cdctl)
+  };
+}
+
+class TypeOrmDataStore implements DataStore {
+  private closed = false;
+
+  constructor(
+    readonly kind: DatabaseKind,
+    private readonly dataSource: DataSource,
+    /** SQLite only: serializes every unit of work on the file. */
+    private readonly serial: { mutex: Mutex; release: () => void } | null,
+    private readonly logger: DataStoreLogger | undefined,
+  ) {}
+
+  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
+    const work = (manager: EntityManager) => fn(createRepositories(manager, this.kind));
+    return this.unit(() =>
+      this.kind === 'postgres' ? this.dataSource.transaction('READ COMMITTED', work) : this.dataSource.transaction(work),
+    );
+  }
+
+  run<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
+    return this.unit(() => fn(createRepositories(this.dataSource.manager, this.kind)));
+  }
+
+  migrate(): Promise<string[]> {
+    return this.unit(() =>
+      this.withMigrationLock(async (queryRunner) => {
+        const executor = new MigrationExecutor(this.dataSource, queryRunner);
+        executor.transaction = 'each';
+        const applied = await executor.executePendingMigrations();
+        for (const migration of applied) this.logger?.info('database migration applied', { migration: migration.name });
+        return applied.map((migration) => migration.name);
+      }),
+    );
+  }
+
+  pendingMigrations(): Promise<string[]> {
+    return this.unit(async () => {
+      const pending = await new MigrationExecutor(this.dataSource).getPendingMigrations();
+      return pending.map((migration) => migration.name);
+    });
+  }
+
+  revertLastMigration(): Promise<string | null> {
+    return this.unit(() =>
+      this.withMigrationLock(async (queryRunner) => {
+        const executor = new MigrationExecutor(this.dataSource, queryRunner);
+        const [last] = await executor.getExecutedMigrations();
+        if (!last) return null;
+        await executor.undoLastMigration();
+        this.logger?.info('database migration reverted', { migration: last.name });
+        return last.name;
+      }),
+    );
+  }
+
+  ping(): Promise<void> {
+    return this.unit(async () => {
+      await this.dataSource.query('SELECT 1');
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // On SQLite, wait for the units of work already queued.
+    await this.exclusive(() => this.dataSource.destroy());
+    this.serial?.release();
+  }
+
+  private unit<T>(work: () => Promise<T>): Promise<T> {
+    return inUnitScope(this.serial?.mutex ?? this, () => this.exclusive(work));
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.serial ? this.serial.mutex.runExclusive(work) : work();
+  }
+
+  /**
+   * PostgreSQL: a session advisory lock on the connection that runs the migrations,
+   * so replicas (or a Helm Job and a service) starting together migrate one at a time.
+   * SQLite is already serialized by the mutex.
+   */
+  private async withMigrationLock<T>(work: (queryRunner: QueryRunner) => Promise<T>): Promise<T> {
+    const queryRunner = this.dataSource.createQueryRunner();
+    const locked = this.kind === 'postgres';
+    try {
+      if (locked) await queryRunner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+      return await work(queryRunner);
+    } finally {
+      if (locked) await queryRunner.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).catch(() => undefined);
+      await queryRunner.release();
+    }
+  }
+}
+
+/** Opens the database named by `url` (PostgreSQL pool, or a SQLite file whose directory is created). Does not migrate. */
+export async function createDataStore(opts: DataStoreOptions): Promise<DataStore> {
+  const target = parseDatabaseUrl(opts.url);
+  let serial: { mutex: Mutex; release: () => void } | null = null;
+  if (target.kind === 'sqlite') {
+    if (target.path === MEMORY) {
+      serial = { mutex: new Mutex(), release: () => undefined };
+    } else {
+      const file = resolve(target.path);
+      await mkdir(dirname(file), { recursive: true });
+      serial = { mutex: acquireFileMutex(file), release: () => releaseFileMutex(file) };
+    }
+  }
+  const dataSource = new DataSource(dataSourceOptions(target, opts));
+  try {
+    await dataSource.initialize();
+  } catch (err) {
+    serial?.release();
+    throw err;
+  }
+  return new TypeOrmDataStore(target.kind, dataSource, serial, opts.logger);
+}

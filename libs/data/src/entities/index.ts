@@ -1,0 +1,31 @@
+import type { EntitySchema } from 'typeorm';
+import type { DatabaseKind } from '../types';
+import { applicationEntity } from './application.entity';
+import { columnTypes } from './column-types';
+import { credentialEntity } from './credential.entity';
+import { domainCheckEntity } from './domain-check.entity';
+import { domainEntity } from './domain.entity';
+import { idempotencyKeyEntity } from './idempotency-key.entity';
+import { outboxEntity } from './outbox.entity';
+import { rateCounterEntity } from './rate-counter.entity';
+import { settingEntity } from './setting.entity';
+
+export type { RateCounterRow } from './rate-counter.entity';
+export type { SettingRow } from './setting.entity';
+
+export { ENTITY } from './entity-names';
+
+/** Every entity of the schema, built for one database (column types differ). */
+export function entitySchemas(kind: DatabaseKind): EntitySchema[] {
+  const t = columnTypes(kind);
+  return [
+    applicationEntity(t),
+    credentialEntity(t),
+    domainEntity(t),
+    domainCheckEntity(t),
+    idempotencyKeyEntity(t),
+    outboxEntity(t),
+    rateCounterEntity(t),
+    settingEntity(t),
+  ] as EntitySchema[];
+}

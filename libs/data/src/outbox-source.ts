@@ -1,0 +1,10 @@
+import type { DataStore, OutboxRow } from './types';
+
+/** The outbox table as the relay (libs/messaging) sees it: each call its own unit of work. */
+export function outboxSource(store: DataStore) {
+  return {
+    unpublished: (limit: number): Promise<OutboxRow[]> => store.run((r) => r.outbox.unpublished(limit)),
+    markPublished: (ids: string[], at: Date): Promise<void> => store.run((r) => r.outbox.markPublished(ids, at)),
+    recordFailedAttempt: (ids: string[]): Promise<void> => store.run((r) => r.outbox.recordFailedAttempt(ids)),
+  };
+}

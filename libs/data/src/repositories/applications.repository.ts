@@ -1,0 +1,49 @@
+import { IsNull, type EntityManager, type Repository } from 'typeorm';
+import { ENTITY } from '../entities';
+import { guardUnique } from '../errors';
+import { queryRows } from '../sql';
+import type { ApplicationRow, ApplicationsRepository, DatabaseKind } from '../types';
+import { updateWhere } from './write-helpers';
+
+/** Advisory lock key of the deployment-wide live-domain limit ("cds" + 1). */
+const DEPLOYMENT_LOCK_KEY = 0x63647301;
+
+export class TypeOrmApplicationsRepository implements ApplicationsRepository {
+  private readonly rows: Repository<ApplicationRow>;
+
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly kind: DatabaseKind,
+  ) {
+    this.rows = manager.getRepository<ApplicationRow>(ENTITY.application);
+  }
+
+  listLive(): Promise<ApplicationRow[]> {
+    return this.rows.find({ where: { deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findLiveBySlug(slug: string): Promise<ApplicationRow | null> {
+    return this.rows.findOneBy({ slug, deletedAt: IsNull() });
+  }
+
+  findById(id: string): Promise<ApplicationRow | null> {
+    return this.rows.findOneBy({ id });
+  }
+
+  async insert(row: ApplicationRow): Promise<void> {
+    await guardUnique(this.rows.insert(row));
+  }
+
+  update(id: string, patch: Partial<Omit<ApplicationRow, 'id'>>): Promise<void> {
+    return updateWhere(this.rows, { id }, patch);
+  }
+
+  // SQLite needs no locks: its units of work run one at a time.
+  async lock(id: string): Promise<void> {
+    if (this.kind === 'postgres') await queryRows(this.manager, 'SELECT id FROM applications WHERE id = :id FOR UPDATE', { id });
+  }
+
+  async lockDeployment(): Promise<void> {
+    if (this.kind === 'postgres') await queryRows(this.manager, `SELECT pg_advisory_xact_lock(${DEPLOYMENT_LOCK_KEY})`, {});
+  }
+}

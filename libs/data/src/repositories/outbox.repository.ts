@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
+import { ENTITY } from '../entities';
+import { numberFromDb, queryRows, timestampFromDb } from '../sql';
+import type { OutboxRepository, OutboxRow } from '../types';
+
+export class TypeOrmOutboxRepository implements OutboxRepository {
+  private readonly rows: Repository<OutboxRow>;
+
+  constructor(private readonly manager: EntityManager) {
+    this.rows = manager.getRepository<OutboxRow>(ENTITY.outbox);
+  }
+
+  async add(routingKey: string, payload: unknown): Promise<OutboxRow> {
+    const json = JSON.stringify(payload);
+    if (json === undefined) throw new TypeError('Outbox payload has no JSON form.');
+    const row = { id: randomUUID(), routingKey, createdAt: new Date() };
+    // Raw INSERT … RETURNING: seq is assigned by the database on both sides.
+    const [inserted] = await queryRows<{ seq: unknown }>(
+      this.manager,
+      'INSERT INTO outbox (id, routing_key, payload, created_at, attempts) VALUES (:id, :routingKey, :payload, :createdAt, 0) RETURNING seq',
+      { ...row, payload: json },
+    );
+    if (!inserted) throw new Error('Outbox insert returned no row.');
+    return { ...row, seq: numberFromDb(inserted.seq), payload: JSON.parse(json) as unknown, publishedAt: null, attempts: 0 };
+  }
+
+  unpublished(limit: number): Promise<OutboxRow[]> {
+    return this.rows.find({ where: { publishedAt: IsNull() }, order: { seq: 'ASC' }, take: limit });
+  }
+
+  async markPublished(ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.rows.update({ id: In(ids), publishedAt: IsNull() }, { publishedAt: at });
+  }
+
+  async recordFailedAttempt(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.rows.increment({ id: In(ids) }, 'attempts', 1);
+  }
+
+  async oldestUnpublishedAt(): Promise<Date | null> {
+    const [row] = await queryRows<{ oldest: unknown }>(this.manager, 'SELECT MIN(created_at) AS oldest FROM outbox WHERE published_at IS NULL', {});
+    return row?.oldest === null || row?.oldest === undefined ? null : timestampFromDb(row.oldest);
+  }
+
+  all(routingKey?: string): Promise<OutboxRow[]> {
+    return this.rows.find({ where: routingKey === undefined ? {} : { routingKey }, order: { seq: 'ASC' } });
+  }
+}

@@ -1,0 +1,50 @@
+import { LessThanOrEqual, type EntityManager, type Repository } from 'typeorm';
+import { ENTITY, type RateCounterRow } from '../entities';
+import { numberFromDb, queryRows, timestampFromDb } from '../sql';
+import type { RateCountersRepository } from '../types';
+
+// One atomic upsert, safe for any number of concurrent writers. A hit in the stored
+// window (or one stamped before it, from a late request or a slower clock) counts in
+// the stored window; a hit in a later window starts that window at 1. A late hit
+// therefore never moves the window back and resets the count.
+const HIT = `
+  INSERT INTO rate_counters ("key", window_start, reset_at, "count")
+  VALUES (:key, :windowStart, :resetAt, 1)
+  ON CONFLICT ("key") DO UPDATE SET
+    "count" = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters."count" + 1 ELSE 1 END,
+    reset_at = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.reset_at ELSE excluded.reset_at END,
+    window_start = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
+  RETURNING "count", reset_at`;
+
+/** The fixed window of `windowSeconds` that contains `now`: [floor(epoch / window) * window, + window). */
+function windowOf(windowSeconds: number, now: Date): { windowStart: Date; resetAt: Date } {
+  if (!(windowSeconds > 0)) throw new RangeError(`windowSeconds must be positive (got ${windowSeconds}).`);
+  const windowMs = windowSeconds * 1000;
+  const start = Math.floor(now.getTime() / windowMs) * windowMs;
+  return { windowStart: new Date(start), resetAt: new Date(start + windowMs) };
+}
+
+export class TypeOrmRateCountersRepository implements RateCountersRepository {
+  private readonly rows: Repository<RateCounterRow>;
+
+  constructor(private readonly manager: EntityManager) {
+    this.rows = manager.getRepository<RateCounterRow>(ENTITY.rateCounter);
+  }
+
+  async hit(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }> {
+    const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, HIT, { key, ...windowOf(windowSeconds, now) });
+    if (!row) throw new Error('Rate counter upsert returned no row.');
+    return { count: numberFromDb(row.count), resetAt: timestampFromDb(row.reset_at) };
+  }
+
+  async peek(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }> {
+    const window = windowOf(windowSeconds, now);
+    const row = await this.rows.findOneBy({ key });
+    if (!row || row.windowStart < window.windowStart) return { count: 0, resetAt: window.resetAt };
+    return { count: row.count, resetAt: row.resetAt };
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    return (await this.rows.delete({ resetAt: LessThanOrEqual(now) })).affected ?? 0;
+  }
+}

@@ -1,0 +1,114 @@
+import { UniqueViolation, type ApplicationRow, type DomainRow } from '@cds/data';
+import { aDomain, anApplication, at, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
+
+describe('domains repository', () => {
+  let ctx: MigratedStore;
+
+  beforeAll(async () => {
+    ctx = await openMigratedStore();
+  });
+  afterAll(() => ctx.close());
+
+  async function newApplication(): Promise<ApplicationRow> {
+    const app = anApplication();
+    await ctx.store.run((r) => r.applications.insert(app));
+    return app;
+  }
+
+  async function insert(domain: DomainRow): Promise<DomainRow> {
+    await ctx.store.run((r) => r.domains.insert(domain, checksFor(domain.id)));
+    return domain;
+  }
+
+  it('inserts a domain with its four checks and reads both back', async () => {
+    const app = await newApplication();
+    const domain = await insert(aDomain(app.id, {
+      metadata: { plan: 'gold', seats: 3.5, beta: true, note: null, 'ключ': 'värde ✓' },
+      nextCheckAt: at(60_001),
+    }));
+    expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, false))).toEqual(domain);
+    const checks = await ctx.store.run((r) => r.domains.checksOf([domain.id]));
+    expect(checks).toEqual(checksFor(domain.id));
+    expect(await ctx.store.run((r) => r.domains.checksOf([]))).toEqual([]);
+  });
+
+  it('keeps tenants apart and hides deleted domains unless asked', async () => {
+    const app = await newApplication();
+    const other = await newApplication();
+    const domain = await insert(aDomain(app.id));
+    expect(await ctx.store.run((r) => r.domains.find(other.id, domain.id, true))).toBeNull();
+
+    await ctx.store.run((r) => r.domains.update(app.id, domain.id, { status: 'deleting', deletedAt: at(5), updatedAt: at(5) }));
+    expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, false))).toBeNull();
+    expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, true))).toEqual({ ...domain, status: 'deleting', deletedAt: at(5), updatedAt: at(5) });
+    expect(await ctx.store.run((r) => r.domains.findLiveByHostname(domain.hostname))).toBeNull();
+  });
+
+  it('allows a hostname once among live domains; a deleted one does not block it', async () => {
+    const app = await newApplication();
+    const other = await newApplication();
+    const first = await insert(aDomain(app.id));
+
+    const clash = ctx.store.run((r) => r.domains.insert(aDomain(other.id, { hostname: first.hostname }), []));
+    await expect(clash).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(clash).rejects.toMatchObject({ constraint: 'uq_domains_live_hostname' });
+
+    await ctx.store.run((r) => r.domains.update(app.id, first.id, { deletedAt: at(1) }));
+    const second = await insert(aDomain(other.id, { hostname: first.hostname }));
+    expect((await ctx.store.run((r) => r.domains.findLiveByHostname(first.hostname)))?.id).toBe(second.id);
+  });
+
+  it('writes a domain and its checks atomically', async () => {
+    const app = await newApplication();
+    const domain = aDomain(app.id);
+    const duplicateCheck = [...checksFor(domain.id), checksFor(domain.id)[0]!];
+    await expect(ctx.store.run((r) => r.domains.insert(domain, duplicateCheck))).rejects.toBeInstanceOf(UniqueViolation);
+    expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, true))).toBeNull();
+    expect(await ctx.store.run((r) => r.domains.checksOf([domain.id]))).toEqual([]);
+  });
+
+  it('lists by created_at then id, with filters and paging', async () => {
+    const app = await newApplication();
+    const ids = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+    // Inserted out of order; created_at values differ by one millisecond only.
+    const d3 = await insert(aDomain(app.id, { id: ids(3), createdAt: at(2), reference: 'a', status: 'ready' }));
+    const d2 = await insert(aDomain(app.id, { id: ids(2), createdAt: at(1), reference: 'b' }));
+    const d1 = await insert(aDomain(app.id, { id: ids(1), createdAt: at(1), reference: 'a' }));
+    const d0 = await insert(aDomain(app.id, { id: ids(4), createdAt: at(0), reference: 'a', deletedAt: at(9), status: 'deleting' }));
+    const page = (f: { reference?: string; status?: DomainRow['status']; includeDeleted?: boolean; limit?: number; offset?: number }) =>
+      ctx.store.run((r) => r.domains.list(app.id, { includeDeleted: false, limit: 100, offset: 0, ...f })).then((rows) => rows.map((d) => d.id));
+
+    expect(await page({})).toEqual([d1.id, d2.id, d3.id]);
+    expect(await page({ includeDeleted: true })).toEqual([d0.id, d1.id, d2.id, d3.id]);
+    expect(await page({ reference: 'a' })).toEqual([d1.id, d3.id]);
+    expect(await page({ status: 'ready' })).toEqual([d3.id]);
+    expect(await page({ reference: 'a', status: 'pending_dns' })).toEqual([d1.id]);
+    expect(await page({ limit: 2, offset: 1, includeDeleted: true })).toEqual([d1.id, d2.id]);
+    expect(await page({ limit: 2, offset: 3 })).toEqual([]);
+
+    expect((await ctx.store.run((r) => r.domains.listLive(app.id))).map((d) => d.id)).toEqual([d1.id, d2.id, d3.id]);
+    expect(await ctx.store.run((r) => r.domains.countLive(app.id))).toBe(3);
+    const checks = await ctx.store.run((r) => r.domains.checksOf([d3.id, d1.id]));
+    expect(checks.map((c) => `${c.domainId}/${c.type}`)).toEqual([
+      ...checksFor(d3.id).map((c) => `${d3.id}/${c.type}`),
+      ...checksFor(d1.id).map((c) => `${d1.id}/${c.type}`),
+    ]);
+  });
+
+  it('counts live domains across the deployment', async () => {
+    const before = await ctx.store.run((r) => r.domains.countLiveAll());
+    const app = await newApplication();
+    await insert(aDomain(app.id));
+    await insert(aDomain(app.id, { deletedAt: at(1) }));
+    expect(await ctx.store.run((r) => r.domains.countLiveAll())).toBe(before + 1);
+  });
+
+  it('updates only the fields of the patch, with millisecond timestamps', async () => {
+    const app = await newApplication();
+    const domain = await insert(aDomain(app.id));
+    await ctx.store.run((r) => r.domains.update(app.id, domain.id, { status: 'ready', nextCheckAt: null, updatedAt: at(123), metadata: { k: 1 } }));
+    const found = await ctx.store.run((r) => r.domains.find(app.id, domain.id, false));
+    expect(found).toEqual({ ...domain, status: 'ready', nextCheckAt: null, updatedAt: at(123), metadata: { k: 1 } });
+    expect(found?.updatedAt.getUTCMilliseconds()).toBe(212);
+  });
+});

@@ -1,0 +1,57 @@
+import type { IdempotencyRow } from '@cds/data';
+import { anApplication, at, openMigratedStore, type MigratedStore } from './data-fixtures';
+
+describe('idempotency repository', () => {
+  let ctx: MigratedStore;
+  const app = anApplication();
+  const DAY = 24 * 60 * 60 * 1000;
+
+  const row = (key: string, createdAt = at(0), overrides: Partial<IdempotencyRow> = {}): IdempotencyRow => ({
+    applicationId: app.id, key, requestHash: 'h1', state: 'in_progress', responseStatus: null, responseBody: null,
+    createdAt, expiresAt: new Date(createdAt.getTime() + DAY), ...overrides,
+  });
+
+  beforeAll(async () => {
+    ctx = await openMigratedStore();
+    await ctx.store.run((r) => r.applications.insert(app));
+  });
+  afterAll(() => ctx.close());
+
+  it('inserts once per key, completes, replays and deletes', async () => {
+    expect(await ctx.store.run((r) => r.idempotency.tryInsert(row('k1')))).toBe(true);
+    expect(await ctx.store.run((r) => r.idempotency.tryInsert(row('k1', at(DAY - 1), { requestHash: 'h2' })))).toBe(false);
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'k1'))).toEqual(row('k1'));
+
+    await ctx.store.run((r) => r.idempotency.complete(app.id, 'k1', 201, '{"id":"x"}'));
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'k1'))).toEqual(row('k1', at(0), { state: 'completed', responseStatus: 201, responseBody: '{"id":"x"}' }));
+
+    await ctx.store.run((r) => r.idempotency.delete(app.id, 'k1'));
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'k1'))).toBeNull();
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'never'))).toBeNull();
+  });
+
+  it('replaces an expired row for the same key', async () => {
+    await ctx.store.run((r) => r.idempotency.tryInsert(row('k2')));
+    await ctx.store.run((r) => r.idempotency.complete(app.id, 'k2', 422, '{}'));
+    const fresh = row('k2', at(DAY), { requestHash: 'h3' });
+    expect(await ctx.store.run((r) => r.idempotency.tryInsert(fresh))).toBe(true);
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'k2'))).toEqual(fresh);
+  });
+
+  it('lets exactly one of many concurrent inserts of a key win', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ctx.store.run((r) => r.idempotency.tryInsert(row('k3', at(i), { requestHash: `h${i}` })))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('deletes expired rows and says how many', async () => {
+    await ctx.store.run(async (r) => {
+      await r.idempotency.tryInsert(row('old-1', at(-2 * DAY)));
+      await r.idempotency.tryInsert(row('old-2', at(-DAY - 1)));
+      await r.idempotency.tryInsert(row('edge', at(-DAY)));
+      await r.idempotency.tryInsert(row('live', at(-DAY + 1)));
+    });
+    expect(await ctx.store.run((r) => r.idempotency.deleteExpired(at(0)))).toBe(3);
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'live'))).not.toBeNull();
+    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'edge'))).toBeNull();
+  });
+});

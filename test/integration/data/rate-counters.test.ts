@@ -1,0 +1,64 @@
+import type { DataStore } from '@cds/data';
+import { openMigratedStore, type MigratedStore } from './data-fixtures';
+
+// 60-second windows: [12:00:00, 12:01:00) and so on.
+const W0 = Date.parse('2025-03-04T12:00:00.000Z');
+const t = (ms: number) => new Date(W0 + ms);
+
+describe('rate counters repository', () => {
+  let ctx: MigratedStore;
+
+  beforeAll(async () => {
+    ctx = await openMigratedStore();
+  });
+  afterAll(() => ctx.close());
+
+  it('counts hits in a fixed window and starts again in the next one', async () => {
+    const hit = (ms: number) => ctx.store.run((r) => r.rateCounters.hit('k1', 60, t(ms)));
+    expect(await hit(5)).toEqual({ count: 1, resetAt: t(60_000) });
+    expect(await hit(30_000)).toEqual({ count: 2, resetAt: t(60_000) });
+    expect(await hit(59_999)).toEqual({ count: 3, resetAt: t(60_000) });
+    expect(await hit(60_000)).toEqual({ count: 1, resetAt: t(120_000) });
+    // A late hit from the previous window counts in the current one and does not move it back.
+    expect(await hit(59_000)).toEqual({ count: 2, resetAt: t(120_000) });
+    expect(await hit(61_000)).toEqual({ count: 3, resetAt: t(120_000) });
+  });
+
+  it('peeks without counting', async () => {
+    const peek = (ms: number) => ctx.store.run((r) => r.rateCounters.peek('k2', 60, t(ms)));
+    expect(await peek(0)).toEqual({ count: 0, resetAt: t(60_000) });
+    await ctx.store.run((r) => r.rateCounters.hit('k2', 60, t(1)));
+    await ctx.store.run((r) => r.rateCounters.hit('k2', 60, t(2)));
+    expect(await peek(3)).toEqual({ count: 2, resetAt: t(60_000) });
+    expect(await peek(4)).toEqual({ count: 2, resetAt: t(60_000) });
+    expect(await peek(60_000)).toEqual({ count: 0, resetAt: t(120_000) });
+  });
+
+  it('keeps windows of other lengths and keys apart', async () => {
+    expect(await ctx.store.run((r) => r.rateCounters.hit('k3', 1, t(1_500)))).toEqual({ count: 1, resetAt: t(2_000) });
+    expect(await ctx.store.run((r) => r.rateCounters.hit('k3', 1, t(1_999)))).toEqual({ count: 2, resetAt: t(2_000) });
+    expect(await ctx.store.run((r) => r.rateCounters.hit('k4', 3600, t(1_999)))).toEqual({ count: 1, resetAt: t(3_600_000) });
+    await expect(ctx.store.run((r) => r.rateCounters.hit('k5', 0, t(0)))).rejects.toThrow(RangeError);
+  });
+
+  it('gives 100 concurrent hits from several stores the counts 1..100 once each', async () => {
+    const stores: DataStore[] = [ctx.store, await ctx.openAnother(), await ctx.openAnother(), await ctx.openAnother()];
+    const counts = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => stores[i % stores.length]!.run((r) => r.rateCounters.hit('busy', 60, t(10 + (i % 7))))),
+    );
+    expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(new Set(counts.map((c) => c.resetAt.getTime()))).toEqual(new Set([t(60_000).getTime()]));
+  });
+
+  it('deletes counters whose window has ended', async () => {
+    await ctx.store.run(async (r) => {
+      await r.rateCounters.hit('old', 60, t(-60_000));
+      await r.rateCounters.hit('ends-now', 60, t(-1));
+      await r.rateCounters.hit('current', 60, t(1));
+    });
+    const deleted = await ctx.store.run((r) => r.rateCounters.deleteExpired(t(0)));
+    expect(deleted).toBe(2);
+    expect(await ctx.store.run((r) => r.rateCounters.peek('current', 60, t(2)))).toEqual({ count: 1, resetAt: t(60_000) });
+    expect(await ctx.store.run((r) => r.rateCounters.peek('ends-now', 60, t(-1)))).toEqual({ count: 0, resetAt: t(0) });
+  });
+});

@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NestedUnitOfWorkError, type ApplicationRow, type DataStore, type Repositories } from '@cds/data';
+import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
+
+class LimitReached extends Error {}
+
+/** The API's create pattern: lock the application, count its live domains, insert below the limit. */
+async function createWithinLimit(r: Repositories, app: ApplicationRow, limit: number): Promise<void> {
+  await r.applications.lock(app.id);
+  await r.applications.lockDeployment();
+  const live = await r.domains.countLive(app.id);
+  await sleep(1); // let the others run in between, as network round trips would
+  if (live >= limit) throw new LimitReached();
+  const domain = aDomain(app.id);
+  await r.domains.insert(domain, checksFor(domain.id));
+}
+
+describe('units of work', () => {
+  let ctx: MigratedStore;
+
+  beforeAll(async () => {
+    ctx = await openMigratedStore();
+  });
+  afterAll(() => ctx.close());
+
+  async function newApplication(): Promise<ApplicationRow> {
+    const app = anApplication();
+    await ctx.store.run((r) => r.applications.insert(app));
+    return app;
+  }
+
+  it('commits a transaction and rolls every write back when it throws', async () => {
+    const app = await newApplication();
+    const kept = aDomain(app.id);
+    const lost = aDomain(app.id);
+    await ctx.store.transaction((r) => r.domains.insert(kept, checksFor(kept.id)));
+    const failing = ctx.store.transaction(async (r) => {
+      await r.domains.insert(lost, checksFor(lost.id));
+      await r.outbox.add('domain.changed', { domain_id: lost.id });
+      throw new Error('boom');
+    });
+    await expect(failing).rejects.toThrow('boom');
+    expect(await ctx.store.run((r) => r.domains.find(app.id, kept.id, false))).not.toBeNull();
+    expect(await ctx.store.run((r) => r.domains.find(app.id, lost.id, true))).toBeNull();
+    expect(await ctx.store.run((r) => r.domains.checksOf([lost.id]))).toEqual([]);
+    expect(await ctx.store.run((r) => r.outbox.all('domain.changed'))).toEqual([]);
+  });
+
+  it('does not let a failing transaction undo a concurrent one', async () => {
+    const app = await newApplication();
+    const a = aDomain(app.id);
+    const b = aDomain(app.id);
+    const results = await Promise.allSettled([
+      ctx.store.transaction(async (r) => {
+        await r.domains.insert(a, checksFor(a.id));
+        await sleep(20);
+        throw new Error('fail a');
+      }),
+      ctx.store.transaction(async (r) => {
+        await sleep(5);
+        await r.domains.insert(b, checksFor(b.id));
+      }),
+      ctx.store.run(async (r) => {
+        await sleep(10);
+        await r.settings.set('written-meanwhile', 'yes');
+      }),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect((await ctx.store.run((r) => r.domains.listLive(app.id))).map((d) => d.id)).toEqual([b.id]);
+    expect(await ctx.store.run((r) => r.settings.get('written-meanwhile'))).toBe('yes');
+  });
+
+  it('creates exactly 25 of 50 concurrent domains against a limit of 25', async () => {
+    const app = await newApplication();
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => ctx.store.transaction((r) => createWithinLimit(r, app, 25))));
+    const rejected = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(rejected).toHaveLength(25);
+    for (const result of rejected) expect(result.reason).toBeInstanceOf(LimitReached);
+    expect(await ctx.store.run((r) => r.domains.countLive(app.id))).toBe(25);
+  });
+
+  it('holds the limit across stores opened on the same database', async () => {
+    const app = await newApplication();
+    const stores: DataStore[] = [ctx.store, await ctx.openAnother()];
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => stores[i % 2]!.transaction((r) => createWithinLimit(r, app, 25))));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(25);
+    expect(await ctx.store.run((r) => r.domains.countLive(app.id))).toBe(25);
+  });
+
+  it('refuses a unit of work started inside another one, but not after it ended', async () => {
+    await expect(ctx.store.transaction(() => ctx.store.run((r) => r.settings.get('x')))).rejects.toBeInstanceOf(NestedUnitOfWorkError);
+    await expect(ctx.store.run(() => ctx.store.transaction((r) => r.settings.get('x')))).rejects.toBeInstanceOf(NestedUnitOfWorkError);
+
+    let later: Promise<string | null> | undefined;
+    await ctx.store.run(async () => {
+      later = sleep(10).then(() => ctx.store.run((r) => r.settings.get('x')));
+    });
+    await expect(later).resolves.toBeNull();
+  });
+
+  it('answers ping', async () => {
+    await expect(ctx.store.ping()).resolves.toBeUndefined();
+  });
+});
