@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { Bus, Delivery, PublishOptions, SubscribeOptions, Subscription } from './bus';
+import { MessageValidationError } from './errors';
+import { InProcessBus } from './in-process-bus';
+import { startOutboxRelay, type OutboxEntry, type OutboxRelay, type OutboxSource } from './outbox-relay';
+
+/** Stand-in for the outbox table. */
+class MemoryOutbox implements OutboxSource {
+  readonly rows: (OutboxEntry & { publishedAt: Date | null; attempts: number })[] = [];
+  reads = 0;
+  readsRunning = 0;
+  readsPeak = 0;
+  readDelayMs = 0;
+
+  add(routingKey: string, payload: unknown): string {
+    const id = randomUUID();
+    this.rows.push({ id, routingKey, payload, publishedAt: null, attempts: 0 });
+    return id;
+  }
+  async unpublished(limit: number): Promise<OutboxEntry[]> {
+    this.reads += 1;
+    this.readsRunning += 1;
+    this.readsPeak = Math.max(this.readsPeak, this.readsRunning);
+    if (this.readDelayMs) await new Promise((resolve) => setTimeout(resolve, this.readDelayMs));
+    this.readsRunning -= 1;
+    return this.rows.filter((r) => !r.publishedAt).slice(0, limit).map(({ id, routingKey, payload }) => ({ id, routingKey, payload }));
+  }
+  async markPublished(ids: string[], at: Date): Promise<void> {
+    for (const row of this.rows) if (ids.includes(row.id)) row.publishedAt = at;
+  }
+  async recordFailedAttempt(ids: string[]): Promise<void> {
+    for (const row of this.rows) if (ids.includes(row.id)) row.attempts += 1;
+  }
+  unpublishedCount(): number {
+    return this.rows.filter((r) => !r.publishedAt).length;
+  }
+}
+
+/** A bus whose confirms the test releases by hand. */
+class HeldBus implements Bus {
+  readonly held: { messageId: string; confirm: () => void }[] = [];
+  async publish(_routingKey: string, _payload: unknown, opts: PublishOptions = {}): Promise<void> {
+    await new Promise<void>((resolve) => this.held.push({ messageId: opts.messageId ?? '', confirm: resolve }));
+  }
+  async subscribe(_opts: SubscribeOptions): Promise<Subscription> {
+    return { cancel: async () => {} };
+  }
+  healthy(): boolean {
+    return true;
+  }
+  async close(): Promise<void> {}
+}
+
+/** A bus whose publishes fail until the test says otherwise. */
+class FailingBus implements Bus {
+  failing = true;
+  constructor(private readonly inner: Bus) {}
+  async publish(routingKey: string, payload: unknown, opts?: PublishOptions): Promise<void> {
+    if (this.failing) throw new Error('broker refused the message');
+    await this.inner.publish(routingKey, payload, opts);
+  }
+  subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    return this.inner.subscribe(opts);
+  }
+  healthy(): boolean {
+    return true;
+  }
+  async close(): Promise<void> {}
+}
+
+const check = () => ({ domain_id: randomUUID(), application_id: randomUUID(), reason: 'created' });
+const until = async (cond: () => boolean, timeoutMs = 3000): Promise<void> => {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe('outbox relay', () => {
+  let bus: InProcessBus;
+  let outbox: MemoryOutbox;
+  let relay: OutboxRelay | null = null;
+  beforeEach(() => {
+    bus = new InProcessBus({ retryDelayMs: 1 });
+    outbox = new MemoryOutbox();
+  });
+  afterEach(async () => {
+    await relay?.stop();
+    relay = null;
+    await bus.close();
+  });
+
+  it('publishes rows in order with the row id as messageId, then marks them published', async () => {
+    const got: Delivery[] = [];
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], prefetch: 1, handler: async (m) => { got.push(m); } });
+    const ids = [outbox.add('domain.check.requested', check()), outbox.add('domain.check.requested', check()), outbox.add('domain.check.requested', check())];
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 10_000 });
+    await relay.drain();
+    await bus.whenIdle();
+    expect(got.map((m) => m.messageId)).toEqual(ids);
+    expect(got.map((m) => m.payload)).toEqual(outbox.rows.map((r) => r.payload));
+    expect(outbox.rows.every((r) => r.publishedAt instanceof Date)).toBe(true);
+  });
+
+  it('publishes right after kick() instead of waiting for the next poll', async () => {
+    let handled = 0;
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { handled += 1; } });
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 60_000 });
+    await until(() => outbox.reads === 1); // the start-up pass found nothing
+    outbox.add('domain.check.requested', check());
+    relay.kick();
+    await until(() => handled === 1, 1000);
+    expect(outbox.unpublishedCount()).toBe(0);
+  });
+
+  it('polls on its own', async () => {
+    let handled = 0;
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { handled += 1; } });
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 20 });
+    await until(() => outbox.reads >= 1);
+    outbox.add('domain.check.requested', check());
+    await until(() => handled === 1);
+  });
+
+  it('marks a row published only once the bus confirmed it', async () => {
+    const held = new HeldBus();
+    outbox.add('domain.check.requested', check());
+    relay = startOutboxRelay({ source: outbox, bus: held, intervalMs: 10 });
+    await until(() => held.held.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(outbox.unpublishedCount()).toBe(1);
+    expect(outbox.reads).toBe(1); // no second pass while the first waits
+    held.held[0]?.confirm();
+    await until(() => outbox.unpublishedCount() === 0);
+    expect(held.held[0]?.messageId).toBe(outbox.rows[0]?.id);
+  });
+
+  it('keeps rows while publishing fails and publishes them once it works again', async () => {
+    const failing = new FailingBus(bus);
+    const ids = [outbox.add('domain.check.requested', check()), outbox.add('domain.check.requested', check())];
+    relay = startOutboxRelay({ source: outbox, bus: failing, intervalMs: 5, maxBackoffMs: 20 });
+    await until(() => outbox.rows.every((r) => r.attempts >= 2));
+    expect(outbox.unpublishedCount()).toBe(2);
+    await expect(relay.drain()).rejects.toThrow(/broker refused/);
+
+    const got: string[] = [];
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async (m) => { got.push(m.messageId); } });
+    failing.failing = false;
+    await until(() => outbox.unpublishedCount() === 0);
+    await bus.whenIdle();
+    expect(got.sort()).toEqual([...ids].sort());
+  });
+
+  it('never runs two passes at once, however it is asked', async () => {
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => {} });
+    outbox.readDelayMs = 10;
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 1, batchSize: 2 });
+    const drains: Promise<void>[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      outbox.add('domain.check.requested', check());
+      relay.kick();
+      drains.push(relay.drain());
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    await Promise.all(drains);
+    expect(outbox.readsPeak).toBe(1);
+    expect(outbox.unpublishedCount()).toBe(0);
+  });
+
+  it('does not let a row the catalog refuses hold back the others', async () => {
+    let handled = 0;
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { handled += 1; } });
+    outbox.add('domain.check.requested', { domain_id: 'broken' });
+    outbox.add('domain.check.requested', check());
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 10_000 });
+    await expect(relay.drain()).rejects.toThrow(MessageValidationError);
+    await bus.whenIdle();
+    expect(handled).toBe(1);
+    expect(outbox.rows.map((r) => r.publishedAt !== null)).toEqual([false, true]);
+    expect(outbox.rows[0]?.attempts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('stop() waits for the pass in progress and ends polling', async () => {
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => {} });
+    outbox.readDelayMs = 30;
+    outbox.add('domain.check.requested', check());
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 5 });
+    await until(() => outbox.readsRunning === 1);
+    await relay.stop();
+    expect(outbox.readsRunning).toBe(0);
+    expect(outbox.unpublishedCount()).toBe(0);
+    const reads = outbox.reads;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(outbox.reads).toBe(reads);
+  });
+});
