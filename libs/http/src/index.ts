@@ -1,1 +1,10 @@
-export {};
+export * from './error-handler';
+export * from './request-id';
+export * from './json-body';
+export * from './client-address';
+export * from './validate';
+export * from './route-spec';
+export * from './fixed-window';
+export * from './application-auth';
+export * from './operator-auth';
+export * from './lifecycle';

@@ -1,0 +1,61 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler, Request } from 'express';
+import { AppError, rateLimited } from '@cds/core';
+import type { DataStore } from '@cds/data';
+import { cidrMatcher, clientAddress } from './client-address';
+import { hitWindow, peekWindow } from './fixed-window';
+
+/** Settings key holding the SHA-256 (hex) of the operator token set through the API. */
+export const OPERATOR_TOKEN_SETTING = 'operator_token_sha256';
+
+export interface OperatorAuthOptions {
+  store: DataStore;
+  configuredToken: string;
+  allowedCidrs: readonly string[];
+  failuresPerMinute: number;
+  now?: () => Date;
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+function bearer(req: Request): string | null {
+  const match = /^Bearer +([^\s]+) *$/i.exec(req.get('authorization') ?? '');
+  return match?.[1] ?? null;
+}
+
+function sameDigest(aHex: string, bHex: string): boolean {
+  const a = Buffer.from(aHex, 'hex');
+  const b = Buffer.from(bHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Operator token check, in the contract's order: address not allowed → 403,
+ * throttled → 429, token missing or wrong → 401. (API off → 404 is decided by
+ * not mounting the router at all.) The valid token is read from the database on
+ * every request so a replacement takes effect at once on every instance.
+ */
+export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
+  const now = opts.now ?? (() => new Date());
+  const allowed = cidrMatcher(opts.allowedCidrs);
+  const configuredHash = sha256Hex(opts.configuredToken);
+
+  return async (req, _res, next) => {
+    const at = now();
+    const address = clientAddress(req);
+    if (!allowed(address)) throw new AppError('forbidden', 'The operator API is not open to this client address.');
+    const failureKey = `auth-fail:operator:${address}`;
+    const throttle = await opts.store.run((r) => peekWindow(r.rateCounters, failureKey, opts.failuresPerMinute, 60, at));
+    if (!throttle.allowed) throw rateLimited(throttle.resetSeconds, 'Too many failed operator tokens from this address.');
+
+    const token = bearer(req);
+    const expected = (await opts.store.run((r) => r.settings.get(OPERATOR_TOKEN_SETTING))) ?? configuredHash;
+    if (!token || !sameDigest(sha256Hex(token), expected)) {
+      await opts.store.run((r) => hitWindow(r.rateCounters, failureKey, opts.failuresPerMinute, 60, at));
+      throw new AppError('unauthorized', 'A valid operator token is required: send Authorization: Bearer <token>.');
+    }
+    next();
+  };
+}
