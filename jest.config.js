@@ -9,8 +9,10 @@ const moduleNameMapper = {
 };
 const common = { testEnvironment: 'node', transform, moduleNameMapper, rootDir: __dirname };
 module.exports = {
+  // testTimeout is a global option: jest ignores it inside a project.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
   ],
 };

@@ -1,1 +1,1 @@
-export {};
+export { createApp, type ApiDeps } from './app';

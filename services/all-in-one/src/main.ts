@@ -1,0 +1,53 @@
+// All-in-one entry point: every service in one process over SQLite and the
+// in-process bus (or PostgreSQL/RabbitMQ when DATABASE_URL/AMQP_URL say so).
+import path from 'node:path';
+import { ensureAllInOneSecrets, loadConfigOrExit } from '@cds/config';
+import { createDataStore, outboxSource } from '@cds/data';
+import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
+import { createLogger } from '@cds/logging';
+import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/messaging';
+import { createApp } from '@cds/api';
+
+const DATA_DIR = path.resolve('data');
+
+async function main(): Promise<void> {
+  const secrets = ensureAllInOneSecrets(DATA_DIR, process.env);
+  const config = loadConfigOrExit({ mode: 'all-in-one', env: secrets.env });
+  const logger = createLogger({ service: 'all-in-one', level: config.logLevel });
+  const store = await createDataStore({ url: config.databaseUrl, logger });
+  const applied = await store.migrate();
+  if (applied.length > 0) logger.info('database migrated', { applied });
+  const bus: Bus = config.amqpUrl ? await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'all-in-one' }) : new InProcessBus({ logger });
+  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
+
+  let accepting = true;
+  const api = await listen(createApp({ config, logger, store, afterCommit: () => relay.kick() }), config.apiPort, config.bindAddress);
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }), config.metricsPort, config.bindAddress);
+
+  const apiUrl = `http://${config.bindAddress}:${config.apiPort}`;
+  logger.info('all-in-one started', { api: apiUrl, metrics: config.metricsPort, database: store.kind });
+  const tokenSource = secrets.generated.includes('OPERATOR_TOKEN') || !process.env.OPERATOR_TOKEN ? secrets.operatorTokenFile : 'the OPERATOR_TOKEN variable';
+  process.stdout.write(
+    `\nCustom Domain Service (all-in-one) is running.\n` +
+      `  API:            ${apiUrl}  (OpenAPI: ${apiUrl}/v1/openapi.json)\n` +
+      `  Operator token: ${tokenSource}\n` +
+      `  Health:         http://${config.bindAddress}:${config.metricsPort}/healthz\n\n`,
+  );
+
+  onShutdown(
+    [
+      ['readiness off', () => { accepting = false; }],
+      ['stop accepting and drain', () => closeServer(api)],
+      ['stop relay', () => relay.stop()],
+      ['close bus', () => bus.close()],
+      ['close database', () => store.close()],
+      ['close ops listener', () => closeServer(ops)],
+    ],
+    logger,
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(`all-in-one failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,30 @@
+import type { ApplicationRow, DomainRow } from '@cds/data';
+import type { UseCaseContext } from '../shared/context';
+import type { DomainResource } from './domain.mapper';
+import { domainEvent } from './domain-events';
+import { findOwnDomain, withChecks } from './read-domains';
+
+/**
+ * Requests deletion: `deleting` is terminal, the hostname is free at once and
+ * `domain.deleted` is emitted exactly once; repeating it changes nothing.
+ */
+export async function deleteDomain(ctx: UseCaseContext, application: ApplicationRow, id: string): Promise<DomainResource> {
+  const { resource, changed } = await ctx.store.transaction(async (r) => {
+    await r.applications.lock(application.id); // serializes concurrent deletes of one domain
+    const domain = await findOwnDomain(r, application.id, id, true);
+    if (domain.deletedAt) {
+      const [current] = await withChecks(r, [domain], ctx.edgeTarget);
+      return { resource: current as DomainResource, changed: false };
+    }
+    const now = ctx.now();
+    const patch = { status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null } as const;
+    await r.domains.update(application.id, domain.id, patch);
+    const deleted: DomainRow = { ...domain, ...patch };
+    const [current] = await withChecks(r, [deleted], ctx.edgeTarget);
+    await r.outbox.add('event.emitted', domainEvent('domain.deleted', application.id, current as DomainResource, now));
+    await r.outbox.add('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: application.id, change: 'deleted' });
+    return { resource: current as DomainResource, changed: true };
+  });
+  if (changed) ctx.afterCommit();
+  return resource;
+}

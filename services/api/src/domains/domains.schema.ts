@@ -1,0 +1,83 @@
+import Joi from 'joi';
+import { limitQuery, nullableTimestamp, offsetQuery, queryBoolean, timestamp, uuid } from '../shared/common.schema';
+
+const DOMAIN_STATUSES = ['pending_dns', 'ready', 'attention_required', 'deleting'];
+
+/** Length in code points, as the contract counts it (not UTF-16 units). */
+function codePoints(min: number, max: number): Joi.StringSchema {
+  return Joi.string().custom((value: string, helpers) => {
+    const length = [...value].length;
+    if (length < min) return helpers.error('string.min', { limit: min });
+    if (length > max) return helpers.error('string.max', { limit: max });
+    return value;
+  });
+}
+
+const metadataValue = Joi.alternatives().try(
+  codePoints(0, 512),
+  Joi.number().unsafe(),
+  Joi.boolean(),
+  Joi.valid(null),
+);
+
+// Hostname and reference are only type-checked here: their finer rules have
+// their own error codes (invalid_hostname…, invalid_reference).
+export const createDomainBody = Joi.object({
+  // '' is allowed here so that it gets its own code, empty_hostname.
+  hostname: Joi.string().allow('').required().description('Exact customer subdomain, e.g. shop.customer.com'),
+  reference: Joi.string().allow('').required().description('Opaque workspace identifier, 1 to 255 characters'),
+  metadata: Joi.object()
+    .pattern(codePoints(1, 64), metadataValue)
+    .max(32)
+    .description('Up to 32 scalar values, keys 1-64 characters'),
+}).label('DomainCreate');
+
+export const idempotencyHeaders = Joi.object({
+  'idempotency-key': Joi.string().min(1).max(255).description('Replays the first answer for 24 hours'),
+});
+
+export const listDomainsQuery = Joi.object({
+  reference: Joi.string().max(255),
+  status: Joi.string().valid(...DOMAIN_STATUSES),
+  include_deleted: queryBoolean.default(false),
+  limit: limitQuery,
+  offset: offsetQuery,
+});
+
+export const getDomainQuery = Joi.object({ include_deleted: queryBoolean.default(false) });
+
+const dnsRecord = Joi.object({
+  name: Joi.string().required(),
+  type: Joi.string().valid('TXT', 'CNAME').required(),
+  value: Joi.string().required(),
+  purpose: Joi.string().valid('ownership', 'routing').required(),
+  help: Joi.string().required(),
+}).label('DnsRecord');
+
+const check = Joi.object({
+  type: Joi.string().valid('ownership', 'routing', 'certificate', 'origin').required(),
+  status: Joi.string().valid('pending', 'passing', 'failing').required(),
+  error_code: Joi.string().allow(null).required(),
+  message: Joi.string().allow(null).required(),
+  observed_at: nullableTimestamp.required(),
+  next_check_at: nullableTimestamp.required(),
+}).label('Check');
+
+export const domainResource = Joi.object({
+  id: uuid.required(),
+  hostname: Joi.string().required(),
+  reference: Joi.string().max(255).required(),
+  status: Joi.string().valid(...DOMAIN_STATUSES).required(),
+  dns_records: Joi.array().items(dnsRecord).required(),
+  checks: Joi.array().items(check).length(4).required(),
+  metadata: Joi.object().unknown(true).required(),
+  created_at: timestamp.required(),
+  updated_at: timestamp.required(),
+  deleted_at: nullableTimestamp.required(),
+}).label('Domain');
+
+export const domainPage = Joi.object({
+  items: Joi.array().items(domainResource).required(),
+  limit: Joi.number().integer().required(),
+  offset: Joi.number().integer().required(),
+}).label('DomainPage');

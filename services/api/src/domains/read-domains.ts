@@ -1,0 +1,41 @@
+import { AppError } from '@cds/core';
+import type { ApplicationRow, DomainListFilter, DomainRow, Repositories } from '@cds/data';
+import { UUID_PATTERN } from '../shared/common.schema';
+import type { UseCaseContext } from '../shared/context';
+import { toDomainResource, type DomainResource } from './domain.mapper';
+
+export function domainNotFound(): AppError {
+  return new AppError('domain_not_found', 'No such domain in this application.');
+}
+
+/** The caller's domain or domain_not_found (other applications' domains included). */
+export async function findOwnDomain(r: Repositories, applicationId: string, id: string, includeDeleted: boolean): Promise<DomainRow> {
+  if (!UUID_PATTERN.test(id)) throw domainNotFound();
+  const domain = await r.domains.find(applicationId, id, includeDeleted);
+  if (!domain) throw domainNotFound();
+  return domain;
+}
+
+export async function withChecks(r: Repositories, domains: DomainRow[], edgeTarget: string): Promise<DomainResource[]> {
+  const checks = await r.domains.checksOf(domains.map((d) => d.id));
+  return domains.map((d) => toDomainResource(d, checks.filter((c) => c.domainId === d.id), edgeTarget));
+}
+
+export async function getDomain(ctx: UseCaseContext, application: ApplicationRow, id: string, includeDeleted: boolean): Promise<DomainResource> {
+  return ctx.store.run(async (r) => {
+    const domain = await findOwnDomain(r, application.id, id, includeDeleted);
+    const [resource] = await withChecks(r, [domain], ctx.edgeTarget);
+    return resource as DomainResource;
+  });
+}
+
+export async function listDomains(
+  ctx: UseCaseContext,
+  application: ApplicationRow,
+  filter: DomainListFilter,
+): Promise<{ items: DomainResource[]; limit: number; offset: number }> {
+  return ctx.store.run(async (r) => {
+    const domains = await r.domains.list(application.id, filter);
+    return { items: await withChecks(r, domains, ctx.edgeTarget), limit: filter.limit, offset: filter.offset };
+  });
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, CHECK_TYPES, generateChallengeToken, normalizeHostname } from '@cds/core';
+import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type Repositories } from '@cds/data';
+import { parseInput } from '@cds/http';
+import type { UseCaseContext } from '../shared/context';
+import { createDomainBody } from './domains.schema';
+import { toDomainResource, type DomainResource } from './domain.mapper';
+
+interface CreateDomainBody {
+  hostname: string;
+  reference: string;
+  metadata?: Record<string, MetadataValue>;
+}
+
+const MAX_REFERENCE = 255;
+
+function claimedError(hostname: string): AppError {
+  return new AppError('hostname_already_claimed', `The hostname ${hostname} is already registered and live.`, { hostname });
+}
+
+/** Counts and inserts in one transaction under the application's row lock, so concurrent creates cannot pass the limit. */
+async function enforceLimits(r: Repositories, application: ApplicationRow, deploymentLimit: number): Promise<void> {
+  await r.applications.lock(application.id);
+  const live = await r.domains.countLive(application.id);
+  const limit = application.limits.live_domains;
+  if (live >= limit) {
+    throw new AppError('domain_limit_reached', `The application has reached its limit of ${limit} live domains.`, { scope: 'application', limit, live });
+  }
+  if (deploymentLimit > 0) {
+    await r.applications.lockDeployment();
+    const all = await r.domains.countLiveAll();
+    if (all >= deploymentLimit) {
+      throw new AppError('domain_limit_reached', `The deployment has reached its limit of ${deploymentLimit} live domains.`, { scope: 'deployment', limit: deploymentLimit, live: all });
+    }
+  }
+}
+
+export async function registerDomain(ctx: UseCaseContext, application: ApplicationRow, body: unknown): Promise<DomainResource> {
+  const input = parseInput<CreateDomainBody>(createDomainBody.required(), body, 'body');
+  const referenceLength = [...input.reference].length;
+  if (referenceLength === 0 || referenceLength > MAX_REFERENCE) {
+    throw new AppError('invalid_reference', `reference must be 1 to ${MAX_REFERENCE} characters (got ${referenceLength}).`, { field: 'reference' });
+  }
+  const hostname = normalizeHostname(input.hostname, { edgeTarget: ctx.edgeTarget });
+
+  const now = ctx.now();
+  const domain: DomainRow = {
+    id: randomUUID(),
+    applicationId: application.id,
+    hostname,
+    reference: input.reference,
+    status: 'pending_dns',
+    challengeToken: generateChallengeToken(),
+    metadata: input.metadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    nextCheckAt: now,
+  };
+  const checks: CheckRow[] = CHECK_TYPES.map((type) => ({
+    domainId: domain.id, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null,
+  }));
+
+  await ctx.store.transaction(async (r) => {
+    if (await r.domains.findLiveByHostname(hostname)) throw claimedError(hostname);
+    await enforceLimits(r, application, ctx.deploymentDomainLimit);
+    try {
+      await r.domains.insert(domain, checks);
+    } catch (err) {
+      if (err instanceof UniqueViolation) throw claimedError(hostname);
+      throw err;
+    }
+    await r.outbox.add('domain.check.requested', { domain_id: domain.id, application_id: application.id, reason: 'created' });
+    await r.outbox.add('domain.changed', { domain_id: domain.id, hostname, application_id: application.id, change: 'created' });
+  });
+  ctx.afterCommit();
+  return toDomainResource(domain, checks, ctx.edgeTarget);
+}

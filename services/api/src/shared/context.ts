@@ -1,0 +1,11 @@
+import type { DataStore } from '@cds/data';
+
+/** What the use cases need besides their inputs. */
+export interface UseCaseContext {
+  store: DataStore;
+  edgeTarget: string;
+  deploymentDomainLimit: number;
+  now: () => Date;
+  /** Called after a transaction that wrote outbox rows has committed (wakes the relay). */
+  afterCommit: () => void;
+}
