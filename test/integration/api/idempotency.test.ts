@@ -1,0 +1,146 @@
+// Idempotency-Key on POST /v1/domains: replays, reuse with another body, stored
+// refusals, header validation, per-application scope and concurrent twins.
+import { randomBytes } from 'node:crypto';
+import { expectError, expectValidationError, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
+
+// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
+jest.setTimeout(60_000);
+
+const UNLIMITED = { api_requests_per_minute: 100_000, live_domains: 1000 };
+
+let api: TestApi;
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  key = (await api.createApplication(undefined, UNLIMITED)).key;
+});
+afterAll(() => api?.close());
+
+const newKey = () => `idem-${randomBytes(8).toString('hex')}`;
+const create = (body: unknown, idempotencyKey: string, token = key) =>
+  api.request('POST', '/v1/domains', { token, body, headers: { 'Idempotency-Key': idempotencyKey } });
+
+async function domainsNamed(hostname: string, token = key): Promise<Array<{ id: string }>> {
+  const page = await api.request('GET', '/v1/domains?limit=200&include_deleted=true', { token });
+  expect(page.status).toBe(200);
+  return (page.body.items as Array<{ id: string; hostname: string }>).filter((d) => d.hostname === hostname);
+}
+
+function expectReplayOf(replay: Answer, first: Answer, status: number): void {
+  expect(replay.status).toBe(status);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(first.body);
+}
+
+describe('Idempotency-Key', () => {
+  it('replays a completed create as 200 with Idempotent-Replayed: true and the same body', async () => {
+    const k = newKey();
+    const body = { hostname: 'replay.example.com', reference: 'ws-1', metadata: { a: 1, b: 'two' } };
+    const first = await create(body, k);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expectReplayOf(await create(body, k), first, 200);
+    // The canonical JSON is compared: key order does not matter.
+    expectReplayOf(await create({ metadata: { b: 'two', a: 1 }, reference: 'ws-1', hostname: 'replay.example.com' }, k), first, 200);
+    expect(await domainsNamed('replay.example.com')).toHaveLength(1);
+  });
+
+  it('refuses the same key with a different body: 422 idempotency_key_reused', async () => {
+    const k = newKey();
+    expect((await create({ hostname: 'reused.example.com', reference: 'ws' }, k)).status).toBe(201);
+    expectError(await create({ hostname: 'reused-other.example.com', reference: 'ws' }, k), 422, 'idempotency_key_reused');
+    expectError(await create({ hostname: 'reused.example.com', reference: 'ws-changed' }, k), 422, 'idempotency_key_reused');
+    expect(await domainsNamed('reused-other.example.com')).toEqual([]);
+  });
+
+  it('stores a 4xx of the create and replays it with its own status', async () => {
+    const k = newKey();
+    const bad = { hostname: 'stored-ref.example.com', reference: '' };
+    const first = await create(bad, k);
+    expectError(first, 422, 'invalid_reference');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await create(bad, k);
+    expectError(replay, 422, 'invalid_reference');
+    expectReplayOf(replay, first, 422);
+
+    const kv = newKey();
+    const invalid = { hostname: 'stored-validation.example.com', reference: 'ws', extra: true };
+    const firstInvalid = await create(invalid, kv);
+    expectValidationError(firstInvalid, 'body', 'extra');
+    expectReplayOf(await create(invalid, kv), firstInvalid, 422);
+    expectError(await create({ hostname: 'stored-validation.example.com', reference: 'ws' }, kv), 422, 'idempotency_key_reused');
+  });
+
+  it('replays a stored conflict even after the conflict is gone', async () => {
+    const holder = await api.request('POST', '/v1/domains', { token: key, body: { hostname: 'stored-claim.example.com', reference: 'ws' } });
+    expect(holder.status).toBe(201);
+    const k = newKey();
+    const body = { hostname: 'stored-claim.example.com', reference: 'ws' };
+    const first = await create(body, k);
+    expectError(first, 409, 'hostname_already_claimed');
+    expect((await api.request('DELETE', `/v1/domains/${holder.body.id}`, { token: key })).status).toBe(202);
+    const replay = await create(body, k);
+    expectError(replay, 409, 'hostname_already_claimed');
+    expectReplayOf(replay, first, 409);
+    expect((await domainsNamed('stored-claim.example.com')).map((d) => d.id)).toEqual([holder.body.id]);
+  });
+
+  it('does not store a 403: the same key works once the application is active again', async () => {
+    const { key: suspendedKey, slug: suspendedSlug } = await api.createApplication(undefined, UNLIMITED);
+    const k = newKey();
+    const body = { hostname: 'after-suspension.example.com', reference: 'ws' };
+    expect((await api.operator('PATCH', `/operator/v1/applications/${suspendedSlug}`, { status: 'suspended' })).status).toBe(200);
+    expectError(await create(body, k, suspendedKey), 403, 'application_suspended');
+    expect((await api.operator('PATCH', `/operator/v1/applications/${suspendedSlug}`, { status: 'active' })).status).toBe(200);
+    const created = await create(body, k, suspendedKey);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it.each([
+    ['empty', ''],
+    ['256 characters long', 'k'.repeat(256)],
+  ])('refuses a key that is %s with 422 validation_error at location header', async (_name, idempotencyKey) => {
+    const hostname = `bad-key-${idempotencyKey.length}.example.com`;
+    const errors = expectValidationError(await create({ hostname, reference: 'ws' }, idempotencyKey), 'header', 'idempotency-key');
+    expect(errors.every((e) => e.location === 'header')).toBe(true);
+    expect(await domainsNamed(hostname)).toEqual([]);
+  });
+
+  it('accepts a 255-character key', async () => {
+    const k = 'k'.repeat(255);
+    const body = { hostname: 'long-key.example.com', reference: 'ws' };
+    const first = await create(body, k);
+    expect(first.status).toBe(201);
+    expectReplayOf(await create(body, k), first, 200);
+  });
+
+  it('scopes keys to the application: one key creates a domain in each of two applications', async () => {
+    const { key: secondKey } = await api.createApplication(undefined, UNLIMITED);
+    const k = newKey();
+    const a = await create({ hostname: 'scope-a.example.com', reference: 'ws' }, k);
+    const b = await create({ hostname: 'scope-b.example.com', reference: 'ws' }, k, secondKey);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    expect(await domainsNamed('scope-a.example.com')).toHaveLength(1);
+    expect(await domainsNamed('scope-b.example.com', secondKey)).toHaveLength(1);
+    // …and each application's key replays its own answer.
+    expectReplayOf(await create({ hostname: 'scope-b.example.com', reference: 'ws' }, k, secondKey), b, 200);
+  });
+
+  it('creates exactly one domain from 20 concurrent requests with one key', async () => {
+    const k = newKey();
+    const body = { hostname: 'parallel.example.com', reference: 'ws' };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(body, k)));
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(1);
+    const [winner] = created as [Answer];
+    for (const a of answers.filter((x) => x !== winner)) {
+      if (a.status === 200) expectReplayOf(a, winner, 200);
+      else expectError(a, 409, 'idempotency_request_in_progress');
+    }
+    expect((await domainsNamed('parallel.example.com')).map((d) => d.id)).toEqual([winner.body.id]);
+    expectReplayOf(await create(body, k), winner, 200);
+  });
+});

@@ -1,0 +1,137 @@
+// Two real API processes (split mode, `node services/api/dist/main.js`) over one
+// database: a credential's request budget is shared between replicas.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDataStore } from '@cds/data';
+import { connectTestClient, roomInWindow, type Answer, type TestClient } from '../../support/api-harness';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+
+// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
+jest.setTimeout(60_000);
+
+const MAIN = join(__dirname, '../../../services/api/dist/main.js');
+const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+const START_TIMEOUT_MS = 30_000;
+const BUILD_WAIT_MS = 120_000;
+
+interface ApiProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** `make test` builds first; while a build is still running elsewhere, wait for it instead of skipping. */
+async function waitForBuild(): Promise<void> {
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  while (!existsSync(MAIN)) {
+    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
+    await sleep(1000);
+  }
+}
+
+async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
+  const [apiPort, metricsPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env, API_PORT: String(apiPort), METRICS_PORT: String(metricsPort), BIND_ADDRESS: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const url = `http://127.0.0.1:${apiPort}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`api process exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}/v1/openapi.json`)).status === 200) return { child, url, output: () => output };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`api process did not answer within ${START_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await sleep(200);
+  }
+}
+
+async function stop(proc: ApiProcess): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+let db: TestDatabase;
+const processes: ApiProcess[] = [];
+const clients: TestClient[] = [];
+
+beforeAll(async () => {
+  await waitForBuild();
+  db = await createTestDatabase();
+  const store = await createDataStore({ url: db.url });
+  await store.migrate();
+  await store.close();
+  const env = {
+    DATABASE_URL: db.url,
+    AMQP_URL,
+    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'warn',
+  };
+  for (let i = 0; i < 2; i++) {
+    const proc = await startApiProcess(env);
+    processes.push(proc);
+    clients.push(await connectTestClient(proc.url, env.OPERATOR_TOKEN));
+  }
+}, BUILD_WAIT_MS + 2 * START_TIMEOUT_MS + 30_000);
+
+afterAll(async () => {
+  await Promise.all(processes.map(stop));
+  await db?.drop();
+}, 30_000);
+
+describe('two API processes over one database', () => {
+  it('share one request budget per credential: 20 alternating requests under a limit of 10 get exactly 10 non-429 answers', async () => {
+    const [first, second] = clients as [TestClient, TestClient];
+    const sequential = await first.createApplication(undefined, { api_requests_per_minute: 10 });
+    const concurrent = await second.createApplication(undefined, { api_requests_per_minute: 10 });
+    // Both bursts must fall in one fixed one-minute window.
+    await roomInWindow(15);
+
+    const answers: Answer[] = [];
+    for (let i = 0; i < 20; i++) answers.push(await (i % 2 ? second : first).request('GET', '/v1/domains', { token: sequential.key }));
+    const passed = answers.filter((a) => a.status !== 429);
+    expect(passed).toHaveLength(10);
+    expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(200));
+    // Each replica sees the other's hits: the remaining budget counts down across both.
+    expect(answers.slice(0, 10).map((a) => a.headers.get('ratelimit-remaining'))).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+    for (const refused of answers.slice(10)) {
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    }
+
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? second : first).request('GET', '/v1/domains', { token: concurrent.key })),
+    );
+    expect(burst.filter((a) => a.status !== 429)).toHaveLength(10);
+    expect(burst.filter((a) => a.status === 200)).toHaveLength(10);
+    for (const proc of processes) expect(proc.child.exitCode).toBeNull();
+  });
+});
