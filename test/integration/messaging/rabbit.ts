@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import amqp, { type Channel } from 'amqplib';
-import type { MessagingLogger } from '@cds/messaging';
+import { serviceQueues, type MessagingLogger } from '@cds/messaging';
 
 const run = promisify(execFile);
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
@@ -69,9 +69,10 @@ export async function messageCount(vhost: TestVhost, queue: string): Promise<num
 }
 
 /** Deletes a subscription's queues and a test exchange with its dead-letter exchange. */
+/** Deletes a test's exchange and queues, and the services' queues every bus declares. */
 export async function removeTopology(vhost: TestVhost, exchange: string, queues: string[]): Promise<void> {
   await withChannel(vhost, async (ch) => {
-    for (const queue of queues) for (const name of [queue, `${queue}.retry`, `${queue}.dead`]) await ch.deleteQueue(name);
+    for (const queue of [...queues, ...serviceQueues().map((q) => q.queue)]) for (const name of [queue, `${queue}.retry`, `${queue}.dead`]) await ch.deleteQueue(name);
     await ch.deleteExchange(exchange);
     await ch.deleteExchange(`${exchange}.dead-letter`);
   });
