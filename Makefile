@@ -10,8 +10,11 @@ help:
 	@echo "make test   build, lint and run every test (PostgreSQL, SQLite, RabbitMQ)"
 	@echo "make bench  run the benchmarks under test/bench"
 
+# npm 11 set to omit resolved URLs writes lock files without other platforms'
+# optional packages, which `npm ci` then refuses; `npm install` from the same
+# lock installs the same versions.
 $(NPM_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund || { echo "npm ci refused the lock file; installing from it with npm install"; npm install --no-audit --no-fund; }
 	@touch $@
 
 deps: $(NPM_STAMP)

@@ -15,4 +15,4 @@ export {
 export { parseDatabaseUrl, type DatabaseUrl } from './database-url';
 export { parseDuration } from './duration';
 export { InvalidValueError } from './invalid-value';
-export { loadConfig, loadConfigOrExit, type LoadConfigOptions } from './load-config';
+export { loadConfig, loadConfigOrExit, loadDatabaseUrl, type LoadConfigOptions } from './load-config';

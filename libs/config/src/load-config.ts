@@ -60,3 +60,18 @@ function showValue(raw: string): string {
   const text = raw.replace(/(\/\/[^/@:\s]*:)[^/@\s]*@/, '$1***@');
   return JSON.stringify(text.length > SHOWN_VALUE_MAX ? `${text.slice(0, SHOWN_VALUE_MAX)}…` : text);
 }
+
+/**
+ * For host-side commands that need nothing but the database (`cdctl migrate`):
+ * DATABASE_URL alone, validated and defaulted exactly as in `loadConfig`.
+ */
+export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const spec = VARIABLES.databaseUrl;
+  const text = env[spec.name]?.trim() || (spec.default as string);
+  try {
+    return spec.parse(text);
+  } catch (error) {
+    const problem = error instanceof InvalidValueError ? error.message : 'is invalid';
+    throw new ConfigError(spec.name, `${problem} (got ${showValue(text)})`);
+  }
+}

@@ -1,12 +1,10 @@
-#!/usr/bin/env node
 // cdctl: host-side commands that speak to the database. Exit codes: 0 ok, 1 failed, 2 usage.
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '@cds/config';
+import { loadDatabaseUrl } from '@cds/config';
 import { createDataStore } from '@cds/data';
 
 async function migrate(): Promise<void> {
-  const config = loadConfig({ mode: 'all-in-one', env: { ...process.env, OPERATOR_TOKEN: 'unused-by-migrate', DATA_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), ASSERTION_DEPLOYMENT_KEY: 'x'.repeat(43) } });
-  const store = await createDataStore({ url: config.databaseUrl });
+  const store = await createDataStore({ url: loadDatabaseUrl() });
   try {
     const applied = await store.migrate();
     console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database schema is current');

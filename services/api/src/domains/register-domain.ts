@@ -41,6 +41,10 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
   if (referenceLength === 0 || referenceLength > MAX_REFERENCE) {
     throw new AppError('invalid_reference', `reference must be 1 to ${MAX_REFERENCE} characters (got ${referenceLength}).`, { field: 'reference' });
   }
+  // PostgreSQL text cannot hold U+0000; refuse it on every database alike.
+  if (input.reference.includes('\u0000')) {
+    throw new AppError('invalid_reference', 'reference must not contain the NUL character (U+0000).', { field: 'reference' });
+  }
   const hostname = normalizeHostname(input.hostname, { edgeTarget: ctx.edgeTarget });
 
   const now = ctx.now();

@@ -1,4 +1,5 @@
 import type { HttpMethod, RouteSpec } from '@cds/http';
+import { errorEnvelope } from '../shared/common.schema';
 
 // Endpoints of the contract that later versions serve: documented so the
 // document covers every path of the interface, and marked as not served yet.
@@ -29,6 +30,11 @@ export const NOT_YET_SERVED: RouteSpec[] = PENDING.map(([method, path, operation
   method, path, operationId, security, summary,
   tags: [path.startsWith('/v1/') ? 'Webhooks' : 'Operator'],
   pathParams: Object.fromEntries([...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => [m[1] as string, { description: m[1] as string }])),
-  responses: { 404: { description: 'Not served by this version yet' } },
+  responses: {
+    401: { description: 'Missing or wrong credential', schema: errorEnvelope },
+    403: { description: 'Not permitted', schema: errorEnvelope },
+    404: { description: 'Not served by this version yet', schema: errorEnvelope },
+    429: { description: 'Rate limited', schema: errorEnvelope },
+  },
   served: false,
 }));

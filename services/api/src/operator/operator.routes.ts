@@ -11,13 +11,11 @@ const P = '/operator/v1/applications';
 const slugParam = { slug: { description: 'Application slug' } };
 const credentialParams = { ...slugParam, credential_id: { description: 'Credential id', format: 'uuid' as const } };
 const errors = (description: string) => ({ description, schema: errorEnvelope });
-// Every operator route reads a JSON body when one is sent, so any of them can refuse it (413, 422).
+// 413 and 422 of routes that read a body are added by the document builder.
 const common = {
   401: errors('Missing or wrong operator token'),
   403: errors('Client address not permitted'),
   404: errors('Not found, or the operator API is off'),
-  413: errors('payload_too_large: body over 64 KiB'),
-  422: errors('validation_error: the body or query does not match the schema'),
   429: errors('Too many failed tokens'),
 };
 const op = { tags: ['Operator'], security: 'OperatorToken' as const };
