@@ -11,7 +11,8 @@ export function domainNotFound(): AppError {
 /** The caller's domain or domain_not_found (other applications' domains included). */
 export async function findOwnDomain(r: Repositories, applicationId: string, id: string, includeDeleted: boolean): Promise<DomainRow> {
   if (!UUID_PATTERN.test(id)) throw domainNotFound();
-  const domain = await r.domains.find(applicationId, id, includeDeleted);
+  // Ids are stored lowercase; a uuid written in capitals names the same domain on both databases.
+  const domain = await r.domains.find(applicationId, id.toLowerCase(), includeDeleted);
   if (!domain) throw domainNotFound();
   return domain;
 }

@@ -15,7 +15,7 @@ function refuse(state: WindowState, what: string): AppError {
 /** Asks the checker to run all four checks now; answers with the domain as it was. */
 export async function recheckDomain(ctx: UseCaseContext, application: ApplicationRow, id: string): Promise<DomainResource> {
   const at = ctx.now();
-  const resource = await ctx.store.run(async (r) => {
+  const { resource, domainId } = await ctx.store.run(async (r) => {
     const domain = await findOwnDomain(r, application.id, id, true);
     if (domain.deletedAt) {
       throw new AppError('invalid_status_transition', 'A deleted domain cannot be rechecked.', { status: domain.status });
@@ -25,11 +25,11 @@ export async function recheckDomain(ctx: UseCaseContext, application: Applicatio
     const perApp = await hitWindow(r.rateCounters, `recheck:app:${application.id}`, PER_APPLICATION.limit, PER_APPLICATION.windowSeconds, at);
     if (!perApp.allowed) throw refuse(perApp, 'The application has used its 60 rechecks for this hour');
     const [current] = await withChecks(r, [domain], ctx.edgeTarget);
-    return current as DomainResource;
+    return { resource: current as DomainResource, domainId: domain.id };
   });
   await ctx.store.transaction(async (r) => {
-    await r.domains.update(application.id, id, { nextCheckAt: at });
-    await r.outbox.add('domain.check.requested', { domain_id: id, application_id: application.id, reason: 'recheck' });
+    await r.domains.update(application.id, domainId, { nextCheckAt: at });
+    await r.outbox.add('domain.check.requested', { domain_id: domainId, application_id: application.id, reason: 'recheck' });
   });
   ctx.afterCommit();
   return resource;

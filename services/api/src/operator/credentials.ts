@@ -16,7 +16,7 @@ function credentialNotFound(): AppError {
 
 async function findCredential(r: Repositories, app: ApplicationRow, id: string): Promise<CredentialRow> {
   if (!UUID_PATTERN.test(id)) throw credentialNotFound();
-  const credential = await r.credentials.find(app.id, id);
+  const credential = await r.credentials.find(app.id, id.toLowerCase());
   if (!credential) throw credentialNotFound();
   return credential;
 }
