@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Benchmark of POST /v1/domains (make bench-api). In one run, on one fresh
+# PostgreSQL database:
+#   1. the all-in-one service (in-process bus) pinned to CPU 0, loaded by wrk
+#      pinned to CPU 1: 32 connections, every request a new hostname;
+#   2. the reference: pgbench pinned to CPU 1 sending the same statements as
+#      the API's create transaction, 32 clients, same duration.
+# Prints both figures, their ratio and PASS/FAIL against the targets, and
+# records the run in docs/benchmarks.md. Exits non-zero only when the bench
+# itself broke (start-up failure, errors, answers other than 201).
+# A request unanswered after 10 s (wrk --timeout) counts as an error.
+# Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 3 / 15),
+# BENCH_DOCS=0 to leave docs/benchmarks.md alone.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+ROOT=$(pwd)
+HERE=$ROOT/test/bench/api
+WARMUP=${BENCH_WARMUP:-3}
+DURATION=${BENCH_DURATION:-15}
+CONNECTIONS=32
+THREADS=2
+TARGET_RATIO=0.3
+TARGET_P99_MS=50
+export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
+
+log() { echo "[bench-api] $*"; }
+die() { echo "[bench-api] FAILED: $*" >&2; exit 1; }
+
+need=()
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+command -v pgbench >/dev/null 2>&1 || need+=(postgresql-contrib)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (API on CPU 0, load on CPU 1)"
+
+load_avg=$(cut -d' ' -f1 /proc/loadavg)  # other work on the machine skews absolute figures
+work=$(mktemp -d /tmp/bench-api.XXXXXX)
+db=bench_api_$(date +%s)_$RANDOM
+svc_pid=
+stop_service() {
+  [ -n "$svc_pid" ] || return 0
+  kill -TERM "$svc_pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$svc_pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$svc_pid" 2>/dev/null || true
+  wait "$svc_pid" 2>/dev/null || true
+  svc_pid=
+}
+cleanup() {
+  stop_service
+  dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(v===undefined)process.exit(1);console.log(v)})' "$1"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+commits() { psql -d "$db" -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"; }
+# Percentile (1-100) of a file of sorted numbers, nearest rank.
+percentile() { awk -v p="$2" '{v[NR]=$1} END {i=int((p*NR+99)/100); if(i<1)i=1; print v[i]}' "$1"; }
+
+# --- 1. database and service ------------------------------------------------
+log "database $db"
+createdb "$db"
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
+node services/cli/dist/main.js migrate >/dev/null
+api_port=$(free_port)
+metrics_port=$(free_port)
+operator_token=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
+(
+  cd "$work"
+  exec env -u AMQP_URL API_PORT="$api_port" METRICS_PORT="$metrics_port" LOG_LEVEL=warn \
+    OPERATOR_TOKEN="$operator_token" \
+    DATA_ENCRYPTION_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')" \
+    ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
+    taskset -c 0 node "$ROOT/services/all-in-one/dist/main.js"
+) >"$work/service.log" 2>&1 &
+svc_pid=$!
+for _ in $(seq 1 60); do
+  kill -0 "$svc_pid" 2>/dev/null || { cat "$work/service.log" >&2; die "the service exited at start-up"; }
+  curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null || { cat "$work/service.log" >&2; die "the service is not ready"; }
+api="http://127.0.0.1:$api_port"
+
+# --- 2. application and credential -------------------------------------------
+operator() {
+  curl -fsS -X POST -H "Authorization: Bearer $operator_token" -H 'Content-Type: application/json' "$api$1" -d "$2"
+}
+operator /operator/v1/applications \
+  '{"slug":"bench","name":"Bench","limits":{"live_domains":100000000,"api_requests_per_minute":100000000}}' >/dev/null \
+  || die "creating the application failed"
+secret=$(operator /operator/v1/applications/bench/credentials '{}' | json_field secret) || die "issuing the credential failed"
+app_id=$(psql -d "$db" -Atc "SELECT id FROM applications WHERE slug = 'bench' AND deleted_at IS NULL")
+
+# --- 3. API load ----------------------------------------------------------------
+run_wrk() { # tag seconds
+  BENCH_TOKEN=$secret taskset -c 1 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2s" --timeout 10s --latency \
+    -s "$HERE/create-domains.lua" "$api" -- "$1" >"$work/wrk-$1.out" 2>&1 || { cat "$work/wrk-$1.out" >&2; die "wrk failed"; }
+  local line; line=$(grep '^BENCH requests=' "$work/wrk-$1.out") || { cat "$work/wrk-$1.out" >&2; die "no wrk summary"; }
+  # shellcheck disable=SC2086
+  local $(echo "${line#BENCH }")
+  if [ "$non201" -ne 0 ] || [ "$socket_errors" -ne 0 ]; then
+    cat "$work/wrk-$1.out" >&2; tail -20 "$work/service.log" >&2
+    die "$non201 answers other than 201 and $socket_errors socket errors in the $1 run"
+  fi
+  echo "$line"
+}
+log "API warm-up ${WARMUP}s"
+run_wrk w "$WARMUP" >/dev/null
+log "API measured ${DURATION}s: wrk -t$THREADS -c$CONNECTIONS, service on CPU 0, wrk on CPU 1"
+ticks0=$(cpu_ticks "$svc_pid"); commits0=$(commits)
+line=$(run_wrk m "$DURATION")
+ticks1=$(cpu_ticks "$svc_pid"); commits1=$(commits)
+eval "$(echo "${line#BENCH }" | tr ' ' '\n' | sed 's/^/api_/')"
+api_rps=$(awk -v r="$api_requests" -v d="$api_duration_us" 'BEGIN {printf "%.1f", r / (d / 1e6)}')
+api_p50=$(awk -v v="$api_p50_us" 'BEGIN {printf "%.1f", v / 1000}')
+api_p99=$(awk -v v="$api_p99_us" 'BEGIN {printf "%.1f", v / 1000}')
+api_cpu=$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$api_requests" 'BEGIN {printf "%.2f", t / hz * 1000 / n}')
+api_commits=$(awk -v c=$((commits1 - commits0)) -v n="$api_requests" 'BEGIN {printf "%.1f", c / n}')
+stop_service
+
+# --- 4. pgbench reference on the same database, from empty tables again ------
+psql -d "$db" -qc "TRUNCATE domain_checks, domains, outbox" >/dev/null
+run_pgbench() { # seconds [extra args]
+  local secs=$1; shift
+  taskset -c 1 pgbench -n -M extended -c "$CONNECTIONS" -j "$THREADS" -T "$secs" \
+    -f "$HERE/create-domain.pgbench.sql" -D appid="$app_id" "$@" "$db" 2>&1
+}
+log "pgbench warm-up ${WARMUP}s"
+run_pgbench "$WARMUP" >"$work/pgbench-w.out" || { cat "$work/pgbench-w.out" >&2; die "pgbench failed"; }
+log "pgbench measured ${DURATION}s: -c$CONNECTIONS -j$THREADS on CPU 1"
+run_pgbench "$DURATION" --log --log-prefix="$work/pgb" >"$work/pgbench-m.out" || { cat "$work/pgbench-m.out" >&2; die "pgbench failed"; }
+failed=$(awk '/number of failed transactions/ {print $5}' "$work/pgbench-m.out")
+[ "${failed:-0}" = 0 ] || { cat "$work/pgbench-m.out" >&2; die "pgbench had $failed failed transactions"; }
+pg_tps=$(awk '/^tps = / {printf "%.1f", $3}' "$work/pgbench-m.out")
+pg_avg=$(awk '/^latency average = / {printf "%.1f", $4}' "$work/pgbench-m.out")
+cat "$work"/pgb.* | awk '{print $3 / 1000}' | sort -n >"$work/pg-latency-ms"
+pg_p50=$(percentile "$work/pg-latency-ms" 50 | awk '{printf "%.1f", $1}')
+pg_p99=$(percentile "$work/pg-latency-ms" 99 | awk '{printf "%.1f", $1}')
+
+# --- 5. report ----------------------------------------------------------------
+ratio=$(awk -v a="$api_rps" -v p="$pg_tps" 'BEGIN {printf "%.2f", a / p}')
+ratio_ok=$(awk -v r="$ratio" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? "PASS" : "FAIL"}')
+p99_ok=$(awk -v v="$api_p99" -v t="$TARGET_P99_MS" 'BEGIN {print (v < t) ? "PASS" : "FAIL"}')
+date_utc=$(date -u +%Y-%m-%dT%H:%MZ)
+cpus=$(nproc)
+node_v=$(node --version)
+pg_v=$(psql -d "$db" -Atc "SHOW server_version" | awk '{print $1}')
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+
+cat <<EOF
+
+POST /v1/domains benchmark ($date_utc, $cpus CPUs, node $node_v, PostgreSQL $pg_v, commit $commit, load average $load_avg at start)
+  API      $api_rps creates/s   p50 $api_p50 ms   p99 $api_p99 ms   ($api_requests creates in ${DURATION}s, $CONNECTIONS connections)
+           service CPU $api_cpu ms per create, $api_commits PostgreSQL commits per create
+  pgbench  $pg_tps tps          p50 $pg_p50 ms   p99 $pg_p99 ms   (latency average $pg_avg ms, $CONNECTIONS clients)
+  ratio API/pgbench  $ratio
+  target ratio >= $TARGET_RATIO        $ratio_ok
+  target API p99 < $TARGET_P99_MS ms     $p99_ok
+EOF
+
+[ "${BENCH_DOCS:-1}" = 0 ] && exit 0
+row="| $date_utc | $commit | $cpus | $load_avg | $node_v | $pg_v | $api_rps | $api_p50 | $api_p99 | $pg_tps | $pg_p50 | $pg_p99 | **$ratio** | $api_cpu | $api_commits |"
+bash "$HERE/record-run.sh" docs/benchmarks.md "$row"
+log "recorded in docs/benchmarks.md"
