@@ -40,7 +40,10 @@ export class TypeOrmApplicationsRepository implements ApplicationsRepository {
 
   // SQLite needs no locks: its units of work run one at a time.
   async lock(id: string): Promise<void> {
-    if (this.kind === 'postgres') await queryRows(this.manager, 'SELECT id FROM applications WHERE id = :id FOR UPDATE', { id });
+    // NO KEY UPDATE, not UPDATE: inserting a domain already holds KEY SHARE on its
+    // application row (the foreign key); FOR UPDATE would conflict with the
+    // other creates' KEY SHARE and deadlock them, NO KEY UPDATE only queues them.
+    if (this.kind === 'postgres') await queryRows(this.manager, 'SELECT id FROM applications WHERE id = :id FOR NO KEY UPDATE', { id });
   }
 
   async lockDeployment(): Promise<void> {

@@ -18,17 +18,23 @@ function claimedError(hostname: string): AppError {
   return new AppError('hostname_already_claimed', `The hostname ${hostname} is already registered and live.`, { hostname });
 }
 
-/** Counts and inserts in one transaction under the application's row lock, so concurrent creates cannot pass the limit. */
+/**
+ * Runs after the inserts, last in the transaction, so the application's row
+ * lock is held only for the count and the commit. Creates of one application
+ * queue on that lock; each counts after the previous one committed (READ
+ * COMMITTED takes a fresh snapshot per statement), so the limit cannot be
+ * passed. The counts include the domain being created.
+ */
 async function enforceLimits(r: Repositories, application: ApplicationRow, deploymentLimit: number): Promise<void> {
   await r.applications.lock(application.id);
-  const live = await r.domains.countLive(application.id);
+  const live = (await r.domains.countLive(application.id)) - 1;
   const limit = application.limits.live_domains;
   if (live >= limit) {
     throw new AppError('domain_limit_reached', `The application has reached its limit of ${limit} live domains.`, { scope: 'application', limit, live });
   }
   if (deploymentLimit > 0) {
     await r.applications.lockDeployment();
-    const all = await r.domains.countLiveAll();
+    const all = (await r.domains.countLiveAll()) - 1;
     if (all >= deploymentLimit) {
       throw new AppError('domain_limit_reached', `The deployment has reached its limit of ${deploymentLimit} live domains.`, { scope: 'deployment', limit: deploymentLimit, live: all });
     }
@@ -67,7 +73,6 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
 
   await ctx.store.transaction(async (r) => {
     if (await r.domains.findLiveByHostname(hostname)) throw claimedError(hostname);
-    await enforceLimits(r, application, ctx.deploymentDomainLimit);
     try {
       await r.domains.insert(domain, checks);
     } catch (err) {
@@ -76,6 +81,7 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
     }
     await r.outbox.add('domain.check.requested', { domain_id: domain.id, application_id: application.id, reason: 'created' });
     await r.outbox.add('domain.changed', { domain_id: domain.id, hostname, application_id: application.id, change: 'created' });
+    await enforceLimits(r, application, ctx.deploymentDomainLimit);
   });
   ctx.afterCommit();
   return toDomainResource(domain, checks, ctx.edgeTarget);
