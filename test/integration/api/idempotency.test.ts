@@ -143,4 +143,22 @@ describe('Idempotency-Key', () => {
     expect((await domainsNamed('parallel.example.com')).map((d) => d.id)).toEqual([winner.body.id]);
     expectReplayOf(await create(body, k), winner, 200);
   });
+  it('lets a key whose first request died mid-way (in progress for over a minute) be used again', async () => {
+    const k = newKey();
+    const body = { hostname: 'abandoned.example.com', reference: 'ws' };
+    const { slug, key: appKey } = await api.createApplication(undefined, UNLIMITED);
+    const app = await api.store.run((r) => r.applications.findLiveBySlug(slug));
+    expect(app).not.toBeNull();
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    const inserted = await api.store.run((r) =>
+      r.idempotency.tryInsert({
+        applicationId: (app as { id: string }).id, key: k, requestHash: 'left-by-a-crashed-process', state: 'in_progress',
+        responseStatus: null, responseBody: null, createdAt: twoMinutesAgo, expiresAt: new Date(twoMinutesAgo.getTime() + 86_400_000),
+      }),
+    );
+    expect(inserted).toBe(true);
+    const res = await create(body, k, appKey);
+    expect(res.status).toBe(201);
+    expectReplayOf(await create(body, k, appKey), res, 200);
+  });
 });

@@ -3,6 +3,8 @@ import { errorBody } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+/** A twin still "in progress" after this long died with its process: its key may be taken over. */
+const ABANDONED_AFTER_MS = 60_000;
 
 export interface Outcome {
   status: number;
@@ -32,12 +34,21 @@ export async function withIdempotency(
 
   const hash = requestHash(body ?? null);
   const now = ctx.now();
-  const inserted = await ctx.store.run((r) =>
-    r.idempotency.tryInsert({
-      applicationId, key, requestHash: hash, state: 'in_progress', responseStatus: null, responseBody: null,
-      createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS),
-    }),
-  );
+  const claim = () =>
+    ctx.store.run((r) =>
+      r.idempotency.tryInsert({
+        applicationId, key, requestHash: hash, state: 'in_progress', responseStatus: null, responseBody: null,
+        createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS),
+      }),
+    );
+  let inserted = await claim();
+  if (!inserted) {
+    const twin = await ctx.store.run((r) => r.idempotency.find(applicationId, key));
+    if (twin?.state === 'in_progress' && now.getTime() - twin.createdAt.getTime() > ABANDONED_AFTER_MS) {
+      await ctx.store.run((r) => r.idempotency.delete(applicationId, key));
+      inserted = await claim();
+    }
+  }
   if (!inserted) {
     const existing = await ctx.store.run((r) => r.idempotency.find(applicationId, key));
     if (existing && existing.requestHash !== hash) {
