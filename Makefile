@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps build run test test-unit test-integration lint typecheck docs services bench bench-api clean
+.PHONY: help deps build run test test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
 
 help:
 	@echo "make run    start the all-in-one service (SQLite, in-process bus)"
@@ -47,10 +47,16 @@ test-integration: build services
 	TEST_DATABASE=postgres npx jest --selectProjects integration
 	TEST_DATABASE=sqlite npx jest --selectProjects integration
 
-bench: bench-api
+bench: bench-api bench-checker bench-webhooks
 
 bench-api: build services
 	bash test/bench/api/run.sh
+
+bench-checker: build services
+	bash test/bench/checker/run.sh
+
+bench-webhooks: build services
+	bash test/bench/webhooks/run.sh
 
 clean:
 	rm -rf node_modules libs/*/dist services/*/dist

@@ -4,7 +4,7 @@ const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
 const moduleNameMapper = {
-  '^@cds/(config|logging|core|data|messaging|http)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@cds/(config|logging|core|data|messaging|http|diagnostics|metrics)$': '<rootDir>/libs/$1/src/index.ts',
   '^@cds/(api|checker|webhook-dispatcher|edge-proxy|all-in-one|cli)$': '<rootDir>/services/$1/src/index.ts',
 };
 const common = { testEnvironment: 'node', transform, moduleNameMapper, rootDir: __dirname };

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # Makes sure the servers the integration tests talk to are installed and running:
-# PostgreSQL and RabbitMQ (installed from Debian's packages when missing).
+# PostgreSQL and RabbitMQ (installed from Debian's packages when missing), and the
+# tools the Kubernetes tests use.
 set -euo pipefail
 need_apt=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v pgbench >/dev/null 2>&1 || need_apt+=(postgresql-contrib)
 command -v rabbitmq-server >/dev/null 2>&1 || need_apt+=(rabbitmq-server)
+# The chart tests: helm-render is built offline from Debian's Go sources (GOPATH
+# mode under /usr/share/gocode); `kubectl kustomize` renders k8s/ (needs kubectl
+# >= 1.21: this machine kind's apt sources carry a current `kubectl` package).
+command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || need_apt+=(golang-github-masterminds-sprig-dev)
+[ -d /usr/share/gocode/src/gopkg.in/yaml.v3 ] || need_apt+=(golang-gopkg-yaml.v3-dev)
+command -v kubectl >/dev/null 2>&1 || need_apt+=(kubectl)
+# pebble and pebble-challtestsrv: the ACME server and programmable DNS of the checker's tests.
+[ -x /usr/bin/pebble-challtestsrv ] || need_apt+=(pebble)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null

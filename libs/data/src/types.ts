@@ -163,6 +163,8 @@ export interface OutboxRepository {
 export interface SettingsRepository {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
+  /** Removes the key (no-op when absent). */
+  delete(key: string): Promise<void>;
 }
 
 /** Fixed-window counters shared by every process that uses the database. */
@@ -177,6 +179,16 @@ export interface RateCountersRepository {
   deleteExpired(now: Date): Promise<number>;
 }
 
+/** Read-only probes for `cdctl doctor`, including tables that later versions add. */
+export interface DiagnosticsRepository {
+  /** The database server's clock. */
+  now(): Promise<Date>;
+  /** Certificates whose `not_after` is before `at`; null when the `certificates` table does not exist. */
+  certificatesExpiringBefore(at: Date): Promise<number | null>;
+  /** Pending webhook deliveries and the earliest `next_attempt_at`; null when `webhook_deliveries` does not exist. */
+  webhookBacklog(): Promise<{ pending: number; oldestDueAt: Date | null } | null>;
+}
+
 /** Repositories bound to one unit of work (a transaction, or the plain connection for reads). */
 export interface Repositories {
   applications: ApplicationsRepository;
@@ -186,6 +198,15 @@ export interface Repositories {
   outbox: OutboxRepository;
   settings: SettingsRepository;
   rateCounters: RateCountersRepository;
+  diagnostics: DiagnosticsRepository;
+  origins: OriginsRepository;
+  assertionKeys: AssertionKeysRepository;
+  traffic: TrafficRepository;
+  webhookSubscriptions: WebhookSubscriptionsRepository;
+  webhookDeliveries: WebhookDeliveriesRepository;
+  checkRuns: CheckRunsRepository;
+  certificates: CertificatesRepository;
+  acmeChallenges: AcmeChallengesRepository;
 }
 
 export interface DataStore {
@@ -200,4 +221,245 @@ export interface DataStore {
   revertLastMigration(): Promise<string | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+// Origins, assertion keys and traffic (migration 1760000000100).
+
+export type OriginStatus = 'pending_verification' | 'verified' | 'active' | 'retired';
+
+export interface OriginRow {
+  id: string;
+  applicationId: string;
+  url: string;
+  healthPath: string; // starts with '/'
+  status: OriginStatus; // at most one 'active' per application (unique index)
+  lastVerifiedAt: Date | null;
+  lastError: string | null; // why the last verification failed; null after a success
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AssertionKeyRow {
+  kid: string; // 'ak_' + 16 hex
+  applicationId: string;
+  secretSealed: string; // the secret sealed with DATA_ENCRYPTION_KEY (libs/core secret-box)
+  createdAt: Date; // strictly increasing per application, so "the newest" is never a tie
+  revokedAt: Date | null;
+}
+
+export interface TrafficDayRow {
+  applicationId: string;
+  day: string; // 'YYYY-MM-DD', UTC
+  requests: number;
+  responseBytes: number;
+}
+
+export interface OriginsRepository {
+  list(applicationId: string): Promise<OriginRow[]>; // oldest first
+  find(applicationId: string, id: string): Promise<OriginRow | null>;
+  findActive(applicationId: string): Promise<OriginRow | null>;
+  insert(row: OriginRow): Promise<void>;
+  update(applicationId: string, id: string, patch: Partial<Omit<OriginRow, 'id' | 'applicationId'>>): Promise<void>;
+  delete(applicationId: string, id: string): Promise<void>;
+}
+
+export interface AssertionKeysRepository {
+  list(applicationId: string): Promise<AssertionKeyRow[]>; // oldest first
+  find(applicationId: string, kid: string): Promise<AssertionKeyRow | null>;
+  insert(row: AssertionKeyRow): Promise<void>;
+  revoke(applicationId: string, kid: string, at: Date): Promise<void>;
+}
+
+/** Proxied requests and response bytes per application and UTC day. */
+export interface TrafficRepository {
+  /** Adds to the day's counters (creating the row), atomically for concurrent edges. */
+  addTraffic(applicationId: string, day: string, requests: number, bytes: number): Promise<void>;
+  /** Stored days from `fromDay` to `toDay` inclusive, oldest first; days without traffic have no row. */
+  range(applicationId: string, fromDay: string, toDay: string): Promise<TrafficDayRow[]>;
+}
+
+// Webhook subscriptions, their secrets, deliveries and attempts (migration 1760000000200).
+
+export type WebhookSubscriptionStatus = 'active' | 'revoked';
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'abandoned';
+
+export interface WebhookSubscriptionRow {
+  id: string;
+  applicationId: string;
+  url: string;
+  events: string[];
+  status: WebhookSubscriptionStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface WebhookSecretRow {
+  id: string;
+  subscriptionId: string;
+  secretSealed: string; // sealed with DATA_ENCRYPTION_KEY (libs/core secret-box): it must be recoverable to sign
+  createdAt: Date;
+  expiresAt: Date | null; // null while current; a rotation sets it to the rotation time + 24 h
+}
+
+export interface WebhookDeliveryRow {
+  id: string;
+  applicationId: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  payload: string; // the exact JSON body that is signed and sent
+  state: WebhookDeliveryState;
+  attempts: number;
+  nextAttemptAt: Date | null; // pending: when it is due (while an attempt runs, when its lease ends)
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  replayOf: string | null; // the delivery this one replays; null for the event's original delivery
+  leaseId: string | null; // set while a dispatcher runs an attempt
+}
+
+export interface WebhookAttemptRow {
+  id: string;
+  deliveryId: string;
+  attempt: number; // 1..8
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null; // null when it delivered
+}
+
+export interface WebhookDeliveryFilter {
+  state?: WebhookDeliveryState;
+  limit: number;
+  offset: number;
+}
+
+/** The outcome of one attempt, written only while the attempt's lease still holds. */
+export interface WebhookAttemptResult {
+  leaseId: string;
+  attempt: WebhookAttemptRow;
+  /** State after the attempt (a delivery revoked meanwhile stays `abandoned`). */
+  state: WebhookDeliveryState;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+}
+
+export interface WebhookSubscriptionsRepository {
+  /** The subscription and its first secret. */
+  insert(subscription: WebhookSubscriptionRow, secret: WebhookSecretRow): Promise<void>;
+  list(applicationId: string): Promise<WebhookSubscriptionRow[]>; // oldest first, revoked included
+  find(applicationId: string, id: string): Promise<WebhookSubscriptionRow | null>;
+  /** Row lock (SELECT … FOR UPDATE on PostgreSQL; no-op on SQLite). */
+  lock(applicationId: string, id: string): Promise<void>;
+  countActive(applicationId: string): Promise<number>;
+  update(applicationId: string, id: string, patch: Partial<Pick<WebhookSubscriptionRow, 'status' | 'updatedAt' | 'revokedAt'>>): Promise<void>;
+  /** Active subscriptions of these applications; on PostgreSQL FOR SHARE, so a revoke running now is waited for. */
+  activeForFanOut(applicationIds: string[]): Promise<WebhookSubscriptionRow[]>;
+  /** Subscriptions by id, any application (the dispatcher). */
+  findMany(ids: string[]): Promise<WebhookSubscriptionRow[]>;
+  addSecret(row: WebhookSecretRow): Promise<void>;
+  /** Gives every current secret of the subscription (expiresAt null) this expiry: a rotation replaced it. */
+  expireCurrentSecrets(subscriptionId: string, expiresAt: Date): Promise<void>;
+  /** Secrets that still sign at `now`, newest first. */
+  signingSecrets(subscriptionIds: string[], now: Date): Promise<WebhookSecretRow[]>;
+}
+
+export interface WebhookDeliveriesRepository {
+  /**
+   * Inserts the rows; an original delivery (replayOf null) of an event its
+   * subscription already has is skipped, so a redelivered message creates
+   * nothing twice. Returns the ids inserted.
+   */
+  insertMany(rows: WebhookDeliveryRow[]): Promise<string[]>;
+  find(applicationId: string, subscriptionId: string, id: string): Promise<WebhookDeliveryRow | null>;
+  list(applicationId: string, subscriptionId: string, filter: WebhookDeliveryFilter): Promise<WebhookDeliveryRow[]>; // newest first
+  countSince(applicationId: string, subscriptionId: string, since: Date): Promise<number>;
+  listSince(applicationId: string, subscriptionId: string, since: Date, limit: number): Promise<WebhookDeliveryRow[]>; // oldest first
+  /** Pending deliveries of the subscription become abandoned with `lastError`; returns how many. */
+  abandonPending(subscriptionId: string, lastError: string): Promise<number>;
+  /**
+   * Leases up to `limit` pending deliveries due at `now` to `leaseId` until
+   * `leaseUntil` (their next_attempt_at), so no other dispatcher takes them
+   * meanwhile (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one statement).
+   */
+  claimDue(now: Date, limit: number, leaseId: string, leaseUntil: Date): Promise<WebhookDeliveryRow[]>;
+  /**
+   * For each result whose lease still holds: the attempt row and the delivery's
+   * new state. Returns the ids of the deliveries written (a lost lease writes nothing).
+   */
+  recordAttempts(results: WebhookAttemptResult[]): Promise<string[]>;
+  attemptsOf(deliveryId: string): Promise<WebhookAttemptRow[]>; // oldest first
+  /** Gives leased deliveries back, due at `at` (a dispatcher stopping before it sent them). */
+  releaseLeases(leases: Array<{ deliveryId: string; leaseId: string }>, at: Date): Promise<void>;
+}
+
+// The checker's leases and the certificates it issues (migration 1760000000300).
+
+/** A domain a checker holds the lease of. */
+export interface LeasedDomain {
+  id: string;
+  applicationId: string;
+  /** Check runs completed before this one. */
+  checkCount: number;
+}
+
+export interface CheckRunsRepository {
+  /**
+   * Leases up to `limit` live domains due at `now` (next_check_at <= now) whose
+   * lease is free or expired, to `leasedBy` until `leaseUntil`
+   * (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one statement).
+   */
+  claimDue(now: Date, limit: number, leasedBy: string, leaseUntil: Date): Promise<LeasedDomain[]>;
+  /** Leases one live domain unless another checker holds an unexpired lease; null when not taken. */
+  claim(domainId: string, now: Date, leasedBy: string, leaseUntil: Date): Promise<LeasedDomain | null>;
+  /** Ends the lease and counts the run, unless the lease was lost; false when it was. */
+  finish(domainId: string, leasedBy: string): Promise<boolean>;
+  /** Row lock on the domain for the rest of the transaction (SELECT … FOR UPDATE on PostgreSQL; no-op on SQLite). */
+  lockDomain(domainId: string): Promise<void>;
+  /** Extends the leases this checker still holds (a heartbeat for long runs); returns the ids still held. */
+  extend(domainIds: string[], leasedBy: string, leaseUntil: Date): Promise<string[]>;
+  /** Ends the lease without counting a run. */
+  release(domainId: string, leasedBy: string): Promise<void>;
+  /** Writes the four check rows of a domain (insert or replace). */
+  saveChecks(rows: CheckRow[]): Promise<void>;
+}
+
+export type CertificateIssuerKind = 'internal' | 'acme';
+
+export interface CertificateRow {
+  hostname: string;
+  domainId: string;
+  issuer: CertificateIssuerKind;
+  pemChain: string; // leaf first
+  keySealed: string; // PKCS#8 PEM sealed with DATA_ENCRYPTION_KEY
+  notBefore: Date;
+  notAfter: Date;
+  createdAt: Date;
+}
+
+export interface CertificatesRepository {
+  find(hostname: string): Promise<CertificateRow | null>;
+  /** Inserts or replaces the hostname's certificate. */
+  save(row: CertificateRow): Promise<void>;
+  delete(hostname: string): Promise<void>;
+  /** Removes the certificates of deleted domains (background clean-up); returns their hostnames. */
+  deleteOfDeletedDomains(): Promise<string[]>;
+}
+
+export interface AcmeChallengeRow {
+  token: string;
+  hostname: string;
+  keyAuthorization: string;
+  createdAt: Date;
+}
+
+export interface AcmeChallengesRepository {
+  find(token: string): Promise<AcmeChallengeRow | null>;
+  save(row: AcmeChallengeRow): Promise<void>;
+  delete(token: string): Promise<void>;
+  /** Removes challenges created before `before` (orders that never cleaned up); returns how many. */
+  deleteOlderThan(before: Date): Promise<number>;
 }

@@ -8,3 +8,5 @@ export * from './fixed-window';
 export * from './application-auth';
 export * from './operator-auth';
 export * from './lifecycle';
+export * from './origin-probe';
+export * from './access-log';

@@ -5,8 +5,11 @@ import { ensureAllInOneSecrets, loadConfigOrExit } from '@cds/config';
 import { createDataStore, outboxSource } from '@cds/data';
 import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
 import { createLogger } from '@cds/logging';
+import { enableProcessMetrics, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/messaging';
 import { createApp } from '@cds/api';
+import { startDispatcher } from '@cds/webhook-dispatcher';
+import { startChecker } from '@cds/checker';
 
 const DATA_DIR = path.resolve('data');
 
@@ -19,10 +22,14 @@ async function main(): Promise<void> {
   if (applied.length > 0) logger.info('database migrated', { applied });
   const bus: Bus = config.amqpUrl ? await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'all-in-one' }) : new InProcessBus({ logger });
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
+  const dispatcher = await startDispatcher({ config, logger, store, bus });
+  const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
 
+  enableProcessMetrics();
+  watchDatabase(store);
   let accepting = true;
   const api = await listen(createApp({ config, logger, store, afterCommit: () => relay.kick() }), config.apiPort, config.bindAddress);
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }), config.metricsPort, config.bindAddress);
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
 
   const apiUrl = `http://${config.bindAddress}:${config.apiPort}`;
   logger.info('all-in-one started', { api: apiUrl, metrics: config.metricsPort, database: store.kind });
@@ -38,7 +45,9 @@ async function main(): Promise<void> {
     [
       ['readiness off', () => { accepting = false; }],
       ['stop accepting and drain', () => closeServer(api)],
+      ['stop checker', () => checker.stop()],
       ['stop relay', () => relay.stop()],
+      ['stop webhook dispatcher', () => dispatcher.stop()],
       ['close bus', () => bus.close()],
       ['close database', () => store.close()],
       ['close ops listener', () => closeServer(ops)],

@@ -1,15 +1,21 @@
-import express, { type Express, type RequestHandler, Router } from 'express';
+import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import Joi from 'joi';
 import type { Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
-import { applicationAuth, errorHandler, notFoundHandler, operatorAuth, requestId, type RouteSpec } from '@cds/http';
+import { accessLog, applicationAuth, errorHandler, notFoundHandler, operatorAuth, requestId, type RouteSpec } from '@cds/http';
+import { httpMetricsMiddleware, limiterRejectionTap } from '@cds/metrics';
 import type { Logger } from 'winston';
 import { domainRoutes } from './domains/domains.routes';
 import { NOT_YET_SERVED } from './openapi/not-yet-served';
 import { buildOpenApi } from './openapi/openapi';
 import { operatorRoutes } from './operator/operator.routes';
+import { operatorResourceRoutes } from './operator/operator-resources.routes';
+import { backupRoutes } from './operator/backup.routes';
+import { doctorRoutes } from './operator/doctor.routes';
 import type { UseCaseContext } from './shared/context';
 import { mountRoutes, type Route } from './shared/mount';
+import { webhookRoutes } from './webhooks/webhooks.routes';
+import { webhookSettings } from './webhooks/webhook-settings';
 
 export interface ApiDeps {
   config: Config;
@@ -18,6 +24,8 @@ export interface ApiDeps {
   /** Wakes the outbox relay after a commit that wrote outbox rows. */
   afterCommit?: () => void;
   now?: () => Date;
+  /** The pg_dump program behind GET /operator/v1/backup (default `pg_dump` on PATH). */
+  pgDump?: string;
 }
 
 const LEGACY_SUNSET = new Date('2027-12-31T23:59:59Z').toUTCString();
@@ -36,6 +44,13 @@ function legacyHeaders(): RequestHandler {
   };
 }
 
+/** Which limiter refused: the credential throttles run before a route matches (req.route unset); only recheck and backup limit inside a route. */
+function limiterOf(req: Request): string {
+  if (req.route) return req.originalUrl.startsWith('/operator/') ? 'backup' : 'recheck';
+  if (req.principal) return 'api_requests';
+  return req.originalUrl.startsWith('/operator/') ? 'operator_auth_failures' : 'auth_failures';
+}
+
 /** Builds the API application; never listens, so tests can start it on port 0. */
 export function createApp(deps: ApiDeps): Express {
   const { config, store } = deps;
@@ -46,9 +61,14 @@ export function createApp(deps: ApiDeps): Express {
     now: deps.now ?? (() => new Date()),
     afterCommit: deps.afterCommit ?? (() => undefined),
   };
-  const v1 = domainRoutes(ctx, '/v1');
+  const v1 = [...domainRoutes(ctx, '/v1'), ...webhookRoutes(ctx, webhookSettings(config))];
   const legacy = domainRoutes(ctx, '').map((r): Route => ({ ...r, spec: { ...r.spec, operationId: `legacy${r.spec.operationId[0]?.toUpperCase()}${r.spec.operationId.slice(1)}`, tags: ['Legacy'], deprecated: true } }));
-  const operator = operatorRoutes(ctx);
+  const operator = [
+    ...operatorRoutes(ctx),
+    ...operatorResourceRoutes(ctx, config),
+    ...backupRoutes({ enabled: config.operatorBackup, storeKind: store.kind, databaseUrl: config.databaseUrl, logger: deps.logger, pgDump: deps.pgDump ?? 'pg_dump', now: ctx.now }),
+    ...doctorRoutes({ config, store, amqpUrl: config.amqpUrl, now: ctx.now }),
+  ];
   const specs = [openApiSpec, ...v1.map((r) => r.spec), ...operator.map((r) => r.spec), ...NOT_YET_SERVED, ...(config.enableLegacyApi ? legacy.map((r) => r.spec) : [])];
   const document = buildOpenApi(specs, '/');
 
@@ -56,7 +76,7 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
-  app.use(requestId());
+  app.use(httpMetricsMiddleware({ server: 'api', routes: specs.map((s) => s.path) }), requestId(), accessLog(deps.logger));
 
   app.get('/v1/openapi.json', (_req, res) => { res.status(200).json(document); });
 
@@ -86,6 +106,6 @@ export function createApp(deps: ApiDeps): Express {
   app.use('/operator/v1', operatorRouter);
 
   app.use(notFoundHandler());
-  app.use(errorHandler(deps.logger));
+  app.use(limiterRejectionTap('api', limiterOf), errorHandler(deps.logger));
   return app;
 }

@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '@cds/config';
 import { createDataStore, outboxSource } from '@cds/data';
 import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
 import { createLogger } from '@cds/logging';
+import { enableProcessMetrics, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { connectAmqpBus, startOutboxRelay } from '@cds/messaging';
 import { createApp } from './app';
 
@@ -16,9 +17,11 @@ async function main(): Promise<void> {
   const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'api' });
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
 
+  enableProcessMetrics();
+  watchDatabase(store);
   let accepting = true;
   const server = await listen(createApp({ config, logger, store, afterCommit: () => relay.kick() }), config.apiPort, config.bindAddress);
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }), config.metricsPort, config.bindAddress);
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
   logger.info('api listening', { address: `http://${config.bindAddress}:${config.apiPort}`, metrics: config.metricsPort });
 
   onShutdown(

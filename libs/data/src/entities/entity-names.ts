@@ -8,4 +8,13 @@ export const ENTITY = {
   outbox: 'Outbox',
   rateCounter: 'RateCounter',
   setting: 'Setting',
+  origin: 'Origin',
+  assertionKey: 'AssertionKey',
+  trafficDay: 'TrafficDay',
+  webhookSubscription: 'WebhookSubscription',
+  webhookSecret: 'WebhookSecret',
+  webhookDelivery: 'WebhookDelivery',
+  webhookAttempt: 'WebhookAttempt',
+  certificate: 'Certificate',
+  acmeChallenge: 'AcmeChallenge',
 } as const;

@@ -9,6 +9,15 @@ import { idempotencyKeyEntity } from './idempotency-key.entity';
 import { outboxEntity } from './outbox.entity';
 import { rateCounterEntity } from './rate-counter.entity';
 import { settingEntity } from './setting.entity';
+import { originEntity } from './origin.entity';
+import { assertionKeyEntity } from './assertion-key.entity';
+import { trafficDayEntity } from './traffic-day.entity';
+import { webhookAttemptEntity } from './webhook-attempt.entity';
+import { webhookDeliveryEntity } from './webhook-delivery.entity';
+import { webhookSecretEntity } from './webhook-secret.entity';
+import { webhookSubscriptionEntity } from './webhook-subscription.entity';
+import { certificateEntity } from './certificate.entity';
+import { acmeChallengeEntity } from './acme-challenge.entity';
 
 export type { RateCounterRow } from './rate-counter.entity';
 export type { SettingRow } from './setting.entity';
@@ -27,5 +36,14 @@ export function entitySchemas(kind: DatabaseKind): EntitySchema[] {
     outboxEntity(t),
     rateCounterEntity(t),
     settingEntity(t),
+    originEntity(t),
+    assertionKeyEntity(t),
+    trafficDayEntity(t),
+    webhookSubscriptionEntity(t),
+    webhookSecretEntity(t),
+    webhookDeliveryEntity(t),
+    webhookAttemptEntity(t),
+    certificateEntity(t),
+    acmeChallengeEntity(t),
   ] as EntitySchema[];
 }

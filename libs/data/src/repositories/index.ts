@@ -2,11 +2,20 @@ import type { EntityManager } from 'typeorm';
 import type { DatabaseKind, Repositories } from '../types';
 import { TypeOrmApplicationsRepository } from './applications.repository';
 import { TypeOrmCredentialsRepository } from './credentials.repository';
+import { TypeOrmDiagnosticsRepository } from './diagnostics.repository';
 import { TypeOrmDomainsRepository } from './domains.repository';
 import { TypeOrmIdempotencyRepository } from './idempotency.repository';
 import { TypeOrmOutboxRepository } from './outbox.repository';
 import { TypeOrmRateCountersRepository } from './rate-counters.repository';
 import { TypeOrmSettingsRepository } from './settings.repository';
+import { TypeOrmOriginsRepository } from './origins.repository';
+import { TypeOrmAssertionKeysRepository } from './assertion-keys.repository';
+import { TypeOrmTrafficRepository } from './traffic.repository';
+import { TypeOrmWebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { TypeOrmWebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
+import { TypeOrmCheckRunsRepository } from './check-runs.repository';
+import { TypeOrmCertificatesRepository } from './certificates.repository';
+import { TypeOrmAcmeChallengesRepository } from './acme-challenges.repository';
 
 /** Every repository, bound to the EntityManager of one unit of work. */
 export function createRepositories(manager: EntityManager, kind: DatabaseKind): Repositories {
@@ -18,5 +27,14 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     outbox: new TypeOrmOutboxRepository(manager),
     settings: new TypeOrmSettingsRepository(manager),
     rateCounters: new TypeOrmRateCountersRepository(manager),
+    diagnostics: new TypeOrmDiagnosticsRepository(manager, kind),
+    origins: new TypeOrmOriginsRepository(manager),
+    assertionKeys: new TypeOrmAssertionKeysRepository(manager),
+    traffic: new TypeOrmTrafficRepository(manager),
+    webhookSubscriptions: new TypeOrmWebhookSubscriptionsRepository(manager, kind),
+    webhookDeliveries: new TypeOrmWebhookDeliveriesRepository(manager, kind),
+    checkRuns: new TypeOrmCheckRunsRepository(manager, kind),
+    certificates: new TypeOrmCertificatesRepository(manager),
+    acmeChallenges: new TypeOrmAcmeChallengesRepository(manager),
   };
 }
