@@ -58,7 +58,7 @@ let api: TestApi;
 
 beforeAll(async () => {
   // Several 401s are provoked on purpose; the invalid-credential throttle is not under test here.
-  api = await startTestApi({ V1_AUTH_FAILURES_PER_MINUTE: '1000' });
+  api = await startTestApi({ V1_AUTH_FAILURES_PER_MINUTE: '1000', WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' });
 });
 
 afterAll(async () => {
@@ -332,6 +332,17 @@ describe('application deletion', () => {
     expectError(await api.request('GET', `/v1/domains/${domains[0]?.id}`, { token: key }), 401, 'unauthorized');
     expectError(await api.operator('GET', `${APPS}/${slug}`), 404, 'application_not_found');
     expectError(await api.operator('GET', `${APPS}/${slug}/credentials`), 404, 'application_not_found');
+  });
+
+  test('revokes the application\'s webhook subscriptions', async () => {
+    const { slug, key } = await api.createApplication();
+    const hook = await api.request('POST', '/v1/webhooks', { token: key, body: { url: 'https://127.0.0.1:9/hook', events: ['domain.ready'] } });
+    expect(hook.status).toBe(201);
+    const app = await api.store.run((r) => r.applications.findLiveBySlug(slug));
+    expect((await del(slug, `?confirm=${slug}`)).status).toBe(200);
+    const [subscription] = await api.store.run((r) => r.webhookSubscriptions.list(app!.id));
+    expect(subscription).toMatchObject({ id: hook.body.id, status: 'revoked' });
+    expect(subscription?.revokedAt).toBeInstanceOf(Date);
   });
 
   test('a deleted slug can be reused by a new application', async () => {

@@ -134,4 +134,18 @@ describe('two API processes over one database', () => {
     expect(burst.filter((a) => a.status === 200)).toHaveLength(10);
     for (const proc of processes) expect(proc.child.exitCode).toBeNull();
   });
+
+  it('see an operator token replaced through one process at once in the other', async () => {
+    const [first, second] = clients as [TestClient, TestClient];
+    const configured = first.operatorToken;
+    expect((await second.request('GET', '/operator/v1/applications', { token: configured })).status).toBe(200);
+    const replacement = randomBytes(32).toString('base64url');
+    const put = await first.request('PUT', '/operator/v1/token', { token: configured, body: { token: replacement } });
+    expect(put.status).toBe(204);
+    // The very next request to the other process: old token refused, new one accepted.
+    const old = await second.request('GET', '/operator/v1/applications', { token: configured });
+    expect(old.status).toBe(401);
+    expect(old.body.error.code).toBe('unauthorized');
+    expect((await second.request('GET', '/operator/v1/applications', { token: replacement })).status).toBe(200);
+  });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isoTimestamp, resolveLimits, type PlanName } from '@cds/core';
+import { AppError, isoTimestamp, REVOKED_LAST_ERROR, resolveLimits, type PlanName } from '@cds/core';
 import { UniqueViolation, type ApplicationLimits, type ApplicationRow, type Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
@@ -88,7 +88,7 @@ export async function updateApplication(ctx: UseCaseContext, slug: string, body:
 }
 
 /**
- * Deletes an application: its credentials are revoked, its domains deleted
+ * Deletes an application: its credentials and webhooks are revoked, its domains deleted
  * (hostnames free at once, edges told) and no webhooks are sent.
  */
 export async function deleteApplication(ctx: UseCaseContext, slug: string, confirm: string, deleteDomains: boolean) {
@@ -108,6 +108,11 @@ export async function deleteApplication(ctx: UseCaseContext, slug: string, confi
       await r.outbox.add('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: app.id, change: 'deleted' });
     }
     await r.credentials.revokeAll(app.id, now);
+    for (const subscription of await r.webhookSubscriptions.list(app.id)) {
+      if (subscription.status !== 'active') continue;
+      await r.webhookSubscriptions.update(app.id, subscription.id, { status: 'revoked', revokedAt: now, updatedAt: now });
+      await r.webhookDeliveries.abandonPending(subscription.id, REVOKED_LAST_ERROR);
+    }
     await r.applications.update(app.id, { deletedAt: now, updatedAt: now });
     return { slug, deleted_at: isoTimestamp(now), domains_deleted: live.length };
   });
