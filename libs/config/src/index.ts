@@ -15,4 +15,5 @@ export {
 export { parseDatabaseUrl, type DatabaseUrl } from './database-url';
 export { parseDuration } from './duration';
 export { InvalidValueError } from './invalid-value';
-export { loadConfig, loadConfigOrExit, loadDatabaseUrl, type LoadConfigOptions } from './load-config';
+export { loadConfig, loadConfigOrExit, loadConfigSubset, loadDatabaseUrl, type LoadConfigOptions } from './load-config';
+export { CLI_DEFAULT_URL, CLI_URL_VARIABLE, cliDefaultMode, loadCliSettings, type CliSettings } from './cli-settings';

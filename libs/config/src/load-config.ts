@@ -1,4 +1,4 @@
-import type Joi from 'joi';
+import Joi from 'joi';
 import { ConfigError } from './config-error';
 import { buildConfigSchema, type VariableMeta } from './config-schema';
 import type { Config, Mode } from './config.types';
@@ -74,4 +74,20 @@ export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
     const problem = error instanceof InvalidValueError ? error.message : 'is invalid';
     throw new ConfigError(spec.name, `${problem} (got ${showValue(text)})`);
   }
+}
+
+/**
+ * For host-side commands that need a few settings (`cdctl doctor`): only the
+ * named variables, validated and defaulted exactly as `loadConfig` does in `mode`.
+ */
+export function loadConfigSubset<K extends Exclude<keyof Config, 'mode'>>(keys: readonly K[], opts: LoadConfigOptions): Pick<Config, K> {
+  const env = opts.env ?? process.env;
+  const full = buildConfigSchema(opts.mode);
+  const names = keys.map((key) => VARIABLES[key].name);
+  const schema = Joi.object(Object.fromEntries(names.map((name) => [name, full.extract(name)])));
+  const input = Object.fromEntries(names.map((name) => [name, env[name]?.trim() || undefined] as const));
+  const { value, error } = schema.validate(input, { abortEarly: true, convert: true });
+  if (error) throw toConfigError(schema, error, opts.mode);
+  const parsed = value as Record<string, unknown>;
+  return deepFreeze(Object.fromEntries(keys.map((key) => [key, parsed[VARIABLES[key].name]])) as Pick<Config, K>);
 }

@@ -16,4 +16,8 @@ export class TypeOrmSettingsRepository implements SettingsRepository {
   async set(key: string, value: string): Promise<void> {
     await this.rows.upsert({ key, value, updatedAt: new Date() }, ['key']);
   }
+
+  async delete(key: string): Promise<void> {
+    await this.rows.delete({ key });
+  }
 }

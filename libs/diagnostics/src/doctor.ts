@@ -1,0 +1,34 @@
+import type { Config } from '@cds/config';
+import type { DataStore } from '@cds/data';
+import { overallStatus, runCheck, type DoctorReport } from './check';
+import { acmeCheck } from './checks/acme.check';
+import { brokerChecks } from './checks/broker.checks';
+import { databaseChecks } from './checks/database.checks';
+import { dnsChecks } from './checks/dns.checks';
+
+/** The settings the checks read. */
+export type DoctorConfig = Pick<Config, 'certIssuer' | 'acmeDirectoryUrl' | 'acmeCaBundle' | 'dnsServers' | 'edgeTarget'>;
+
+export interface DoctorDeps {
+  config: DoctorConfig;
+  store: DataStore;
+  /** The deployment's RabbitMQ; unset or null: the in-process bus. */
+  amqpUrl?: string | null;
+  now?: () => Date;
+}
+
+/**
+ * Runs every check at once (each with its own deadline) and reports them in a
+ * fixed order; it never throws for a failing dependency, that is a failed check.
+ */
+export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
+  const now = deps.now ?? (() => new Date());
+  const broker = brokerChecks(deps.amqpUrl ?? null);
+  const checks = [...databaseChecks(deps.store, now), ...broker.checks, acmeCheck(deps.config), ...dnsChecks(deps.config)];
+  try {
+    const results = await Promise.all(checks.map(runCheck));
+    return { status: overallStatus(results), checks: results };
+  } finally {
+    await broker.close();
+  }
+}

@@ -1,0 +1,78 @@
+// The doctor's probes run on any schema: tables of later versions may be absent.
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import { createDataStore, type DataStore } from '@cds/data';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+
+const DAY_MS = 86_400_000;
+
+/** Raw statements beside the store, as another version's migration would run them. */
+async function exec(db: TestDatabase, statements: string[]): Promise<void> {
+  if (db.kind === 'postgres') {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      for (const sql of statements) await client.query(sql);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const file = new Database(db.url.slice('sqlite:'.length));
+  try {
+    for (const sql of statements) file.exec(sql);
+  } finally {
+    file.close();
+  }
+}
+
+/** A timestamp literal both databases read as UTC. */
+function literal(db: TestDatabase, at: Date): string {
+  const text = at.toISOString().replace('T', ' ').replace('Z', '');
+  return db.kind === 'postgres' ? `'${text}+00'` : `'${text}'`;
+}
+
+describe('diagnostics repository', () => {
+  let db: TestDatabase;
+  let store: DataStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await createDataStore({ url: db.url });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it("reads the database's clock", async () => {
+    const before = Date.now();
+    const now = await store.run((r) => r.diagnostics.now());
+    expect(now.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(now.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  it('reports null while the certificate and delivery tables do not exist', async () => {
+    expect(await store.run((r) => r.diagnostics.certificatesExpiringBefore(new Date()))).toBeNull();
+    expect(await store.run((r) => r.diagnostics.webhookBacklog())).toBeNull();
+  });
+
+  it('counts certificates expiring soon and pending deliveries once the tables exist', async () => {
+    const now = new Date();
+    const ts = db.kind === 'postgres' ? 'timestamptz' : 'datetime';
+    await exec(db, [
+      `CREATE TABLE certificates (id integer PRIMARY KEY, not_after ${ts} NOT NULL)`,
+      `INSERT INTO certificates (id, not_after) VALUES (1, ${literal(db, new Date(now.getTime() + 5 * DAY_MS))}), (2, ${literal(db, new Date(now.getTime() + 60 * DAY_MS))})`,
+      `CREATE TABLE webhook_deliveries (id integer PRIMARY KEY, state varchar NOT NULL, next_attempt_at ${ts})`,
+      `INSERT INTO webhook_deliveries (id, state, next_attempt_at) VALUES
+         (1, 'pending', ${literal(db, new Date(now.getTime() - 300_000))}),
+         (2, 'pending', ${literal(db, new Date(now.getTime() + 3_600_000))}),
+         (3, 'delivered', ${literal(db, new Date(now.getTime() - 7_200_000))})`,
+    ]);
+    expect(await store.run((r) => r.diagnostics.certificatesExpiringBefore(new Date(now.getTime() + 14 * DAY_MS)))).toBe(1);
+    expect(await store.run((r) => r.diagnostics.certificatesExpiringBefore(new Date(now.getTime() + 90 * DAY_MS)))).toBe(2);
+    const backlog = await store.run((r) => r.diagnostics.webhookBacklog());
+    expect(backlog?.pending).toBe(2);
+    expect(Math.abs((backlog?.oldestDueAt?.getTime() ?? 0) - (now.getTime() - 300_000))).toBeLessThan(2);
+  });
+});
