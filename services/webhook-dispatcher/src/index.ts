@@ -1,1 +1,1 @@
-export {};
+export { DISPATCHER_QUEUE, startDispatcher, type Dispatcher, type DispatcherDeps } from './dispatcher';

@@ -1,0 +1,15 @@
+import type { Config } from '@cds/config';
+
+/** What the webhook use cases need of the configuration. */
+export interface WebhookSettings {
+  /** Seals signing secrets at rest. */
+  encryptionKey: Buffer;
+  /** Resolvers for the URL test; empty: the system's. */
+  dnsServers: readonly string[];
+  /** Otherwise refused ranges that URLs may resolve to. */
+  allowPrivateCidrs: readonly string[];
+}
+
+export function webhookSettings(config: Config): WebhookSettings {
+  return { encryptionKey: config.dataEncryptionKey, dnsServers: config.dnsServers, allowPrivateCidrs: config.webhookAllowPrivateCidrs };
+}

@@ -1,0 +1,136 @@
+import type { WebhookDeliveryState } from '@cds/data';
+import { principalOf } from '@cds/http';
+import { errorEnvelope } from '../shared/common.schema';
+import type { UseCaseContext } from '../shared/context';
+import { pathParam, type Route } from '../shared/mount';
+import { revokeWebhook, rotateWebhookSecret } from './change-webhook';
+import { createWebhook } from './create-webhook';
+import { listDeliveries, listWebhooks } from './read-webhooks';
+import { replayDeliveriesSince, replayDelivery } from './replay-deliveries';
+import type { WebhookSettings } from './webhook-settings';
+import {
+  createWebhookBody,
+  deliveryList,
+  deliveryResource,
+  listDeliveriesQuery,
+  replayResult,
+  replaySinceQuery,
+  webhookList,
+  webhookResource,
+  webhookWithSecret,
+} from './webhooks.schema';
+
+const webhookId = { webhook_id: { description: 'Webhook subscription id', format: 'uuid' as const } };
+const deliveryId = { delivery_id: { description: 'Delivery id', format: 'uuid' as const } };
+const errors = (description: string) => ({ description, schema: errorEnvelope });
+const common = {
+  401: errors('Missing, unknown, revoked or expired credential'),
+  403: errors('Application suspended'),
+  429: errors('Rate limited; see Retry-After'),
+};
+const base = { tags: ['Webhooks'], security: 'ApplicationKey' as const };
+
+/** The /v1/webhooks endpoints: subscriptions, their secrets and their deliveries. */
+export function webhookRoutes(ctx: UseCaseContext, settings: WebhookSettings): Route[] {
+  return [
+    {
+      spec: {
+        ...base, method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks',
+        summary: 'List webhook subscriptions, oldest first, revoked ones included',
+        responses: { 200: { description: 'Subscriptions (never their secrets)', schema: webhookList }, ...common },
+      },
+      handler: async (req, res) => {
+        res.status(200).json(await listWebhooks(ctx, principalOf(req).application));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook',
+        summary: 'Subscribe an https URL to event types', body: createWebhookBody, bodyRequired: true,
+        responses: {
+          201: { description: 'Created; `secret` is shown only here', schema: webhookWithSecret },
+          409: errors('webhook_limit_reached'),
+          422: errors('validation_error, or invalid_webhook_url with details.reason'),
+          ...common,
+        },
+      },
+      handler: async (req, res) => {
+        res.status(201).json(await createWebhook(ctx, settings, principalOf(req).application, req.body));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'delete', path: '/v1/webhooks/{webhook_id}', operationId: 'revokeWebhook',
+        summary: 'Revoke: deliveries stop, pending ones are abandoned, history stays readable', pathParams: webhookId,
+        responses: { 200: { description: 'The revoked subscription', schema: webhookResource }, 404: errors('webhook_not_found'), ...common },
+      },
+      handler: async (req, res) => {
+        res.status(200).json(await revokeWebhook(ctx, principalOf(req).application, pathParam(req, 'webhook_id')));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'post', path: '/v1/webhooks/{webhook_id}/rotate', operationId: 'rotateWebhookSecret',
+        summary: 'Issue a new secret; earlier ones keep signing for 24 hours', pathParams: webhookId,
+        responses: {
+          200: { description: 'The subscription with its new `secret`, shown only here', schema: webhookWithSecret },
+          404: errors('webhook_not_found'),
+          409: errors('invalid_status_transition: the subscription is revoked'),
+          ...common,
+        },
+      },
+      handler: async (req, res) => {
+        res.status(200).json(await rotateWebhookSecret(ctx, settings, principalOf(req).application, pathParam(req, 'webhook_id')));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'get', path: '/v1/webhooks/{webhook_id}/deliveries', operationId: 'listDeliveries',
+        summary: 'List deliveries, newest first', pathParams: webhookId, query: listDeliveriesQuery,
+        responses: {
+          200: { description: 'Deliveries', schema: deliveryList },
+          404: errors('webhook_not_found'),
+          422: errors('Invalid query'),
+          ...common,
+        },
+      },
+      handler: async (req, res, { query }) => {
+        const filter = { state: query.state as WebhookDeliveryState | undefined, limit: query.limit as number, offset: query.offset as number };
+        res.status(200).json(await listDeliveries(ctx, principalOf(req).application, pathParam(req, 'webhook_id'), filter));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'post', path: '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay', operationId: 'replayDelivery',
+        summary: 'Queue the same event again as a new delivery', pathParams: { ...webhookId, ...deliveryId },
+        responses: {
+          202: { description: 'The new delivery (`replay_of` names the one replayed)', schema: deliveryResource },
+          404: errors('webhook_not_found or delivery_not_found'),
+          409: errors('invalid_status_transition: the subscription is revoked'),
+          ...common,
+        },
+      },
+      handler: async (req, res) => {
+        const application = principalOf(req).application;
+        res.status(202).json(await replayDelivery(ctx, application, pathParam(req, 'webhook_id'), pathParam(req, 'delivery_id')));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'post', path: '/v1/webhooks/{webhook_id}/replay', operationId: 'replayDeliveriesSince',
+        summary: 'Queue again every delivery created at or after `since` (at most 1000)', pathParams: webhookId, query: replaySinceQuery,
+        responses: {
+          202: { description: 'How many deliveries were queued, and their ids', schema: replayResult },
+          404: errors('webhook_not_found'),
+          409: errors('invalid_status_transition: the subscription is revoked'),
+          422: errors('validation_error: since missing or invalid, or more than 1000 deliveries match'),
+          ...common,
+        },
+      },
+      handler: async (req, res, { query }) => {
+        const since = new Date(query.since as string);
+        res.status(202).json(await replayDeliveriesSince(ctx, principalOf(req).application, pathParam(req, 'webhook_id'), since));
+      },
+    },
+  ];
+}

@@ -1,0 +1,68 @@
+import Joi from 'joi';
+import { WEBHOOK_EVENT_TYPES } from '@cds/core';
+import { limitQuery, nullableTimestamp, offsetQuery, timestamp, uuid } from '../shared/common.schema';
+
+const DELIVERY_STATES = ['pending', 'delivered', 'abandoned'];
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+const eventType = Joi.string().valid(...WEBHOOK_EVENT_TYPES);
+
+// The URL is only type-checked here: its finer rules have their own code, invalid_webhook_url.
+export const createWebhookBody = Joi.object({
+  url: Joi.string().allow('').required().description('https URL whose every address is public'),
+  events: Joi.array().items(eventType.required()).min(1).unique().required().description('Event types to receive, each once'),
+}).label('WebhookCreate');
+
+export const listDeliveriesQuery = Joi.object({
+  state: Joi.string().valid(...DELIVERY_STATES),
+  limit: limitQuery,
+  offset: offsetQuery,
+});
+
+export const replaySinceQuery = Joi.object({
+  since: Joi.string()
+    .pattern(ISO_DATE_TIME, 'ISO 8601 date-time with Z or an offset')
+    .custom((value: string, helpers) => (Number.isNaN(Date.parse(value)) ? helpers.error('any.invalid') : value))
+    .required()
+    .description('ISO 8601 date-time: every delivery created at or after it is queued again'),
+});
+
+export const webhookResource = Joi.object({
+  id: uuid.required(),
+  url: Joi.string().required(),
+  events: Joi.array().items(eventType).min(1).required(),
+  status: Joi.string().valid('active', 'revoked').required(),
+  created_at: timestamp.required(),
+  updated_at: timestamp.required(),
+  revoked_at: nullableTimestamp.required(),
+}).label('WebhookSubscription');
+
+export const webhookWithSecret = webhookResource
+  .keys({ secret: Joi.string().pattern(/^whsec_[A-Za-z0-9_-]{43}$/).required().description('Shown only in this answer') })
+  .label('WebhookSubscriptionWithSecret');
+
+export const webhookList = Joi.array().items(webhookResource).label('WebhookSubscriptionList');
+
+export const deliveryResource = Joi.object({
+  id: uuid.required(),
+  subscription_id: uuid.required(),
+  event_id: uuid.required(),
+  event_type: eventType.required(),
+  state: Joi.string().valid(...DELIVERY_STATES).required(),
+  attempts: Joi.number().integer().min(0).required(),
+  next_attempt_at: nullableTimestamp.required(),
+  last_attempt_at: nullableTimestamp.required(),
+  last_status_code: Joi.number().integer().allow(null).required(),
+  last_error: Joi.string().allow(null).required(),
+  created_at: timestamp.required(),
+  delivered_at: nullableTimestamp.required(),
+  replay_of: uuid.allow(null).required(),
+}).label('WebhookDelivery');
+
+export const deliveryList = Joi.array().items(deliveryResource).label('WebhookDeliveryList');
+
+export const replayResult = Joi.object({
+  since: timestamp.required(),
+  replayed: Joi.number().integer().min(0).required(),
+  delivery_ids: Joi.array().items(uuid).required(),
+}).label('WebhookReplayResult');

@@ -1,0 +1,74 @@
+import type { Config } from '@cds/config';
+import type { DataStore } from '@cds/data';
+import type { Bus, EventEmittedPayload, MessagingLogger } from '@cds/messaging';
+import { DeliveryWorker } from './delivery-worker';
+import { fanOutEvents } from './fan-out';
+import { GroupCommit } from './group-commit';
+import { guardedAgent } from './guarded-agent';
+import { deliveryClient } from './send-delivery';
+
+/** The durable queue of `event.emitted`, shared by dispatcher replicas. */
+export const DISPATCHER_QUEUE = 'webhook-dispatcher';
+
+export interface DispatcherDeps {
+  config: Config;
+  logger: MessagingLogger;
+  store: DataStore;
+  bus: Bus;
+  now?: () => Date;
+  /** Attempts running at once (default 32). */
+  concurrency?: number;
+  /** How often to look for due deliveries written elsewhere (default 1000 ms). */
+  pollIntervalMs?: number;
+}
+
+export interface Dispatcher {
+  /** Stops consuming, stops taking deliveries, waits for the attempts running. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_CONCURRENCY = 32;
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** Messages handled at once: they are fanned out together, a transaction per batch. */
+const PREFETCH = 100;
+
+/**
+ * Consumes `event.emitted` (one delivery per matching active subscription,
+ * written idempotently) and delivers due deliveries with retries.
+ */
+export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher> {
+  const { config, logger, store, bus } = deps;
+  const now = deps.now ?? (() => new Date());
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const policy = { dnsServers: config.dnsServers, allowPrivateCidrs: config.webhookAllowPrivateCidrs };
+  const agent = guardedAgent(policy, config.webhookCaBundle, concurrency);
+  const worker = new DeliveryWorker({
+    store,
+    send: { client: deliveryClient(agent), policy, timeoutMs: config.webhookTimeout, now },
+    encryptionKey: config.dataEncryptionKey,
+    retrySchedule: config.webhookRetrySchedule,
+    concurrency,
+    pollIntervalMs: deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    logger,
+    now,
+  });
+  const fanOut = new GroupCommit((events: EventEmittedPayload[]) => fanOutEvents(store, events, now()), PREFETCH);
+  const subscription = await bus.subscribe({
+    queue: DISPATCHER_QUEUE,
+    routingKeys: ['event.emitted'],
+    prefetch: PREFETCH,
+    handler: async (message) => {
+      if (message.routingKey !== 'event.emitted') return;
+      // Acknowledged once its deliveries are committed; a failure retries the message.
+      if ((await fanOut.add(message.payload)) > 0) worker.kick();
+    },
+  });
+  worker.start();
+  return {
+    async stop() {
+      await subscription.cancel();
+      await worker.stop();
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// The API and the webhook dispatcher in one process over a fresh database of
+// the kind TEST_DATABASE names, joined by an in-process bus and the outbox
+// relay, delivering to a real HTTPS receiver on loopback.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { outboxSource } from '@cds/data';
+import { InProcessBus, silentLogger, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
+import { startDispatcher, type Dispatcher } from '@cds/webhook-dispatcher';
+import { startTestApi, type TestApi } from '../../support/api-harness';
+import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
+
+export interface WebhookStack {
+  api: TestApi;
+  ca: TestCa;
+  receiver: WebhookReceiver;
+  bus: InProcessBus;
+  /** Starts a dispatcher (one is running after start). */
+  startDispatcher(): Promise<Dispatcher>;
+  /** An application with one credential; its internal id too. */
+  application(limits?: Record<string, number>): Promise<{ slug: string; key: string; id: string }>;
+  /** Writes an `event.emitted` outbox row, as the checker or the API would. */
+  emit(applicationId: string, type: string, domain?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const UNLIMITED = { api_requests_per_minute: 100_000 };
+
+export async function startWebhookStack(env: Record<string, string> = {}, caNames?: string[]): Promise<WebhookStack> {
+  const ca = createTestCa(caNames);
+  const receiver = await startReceiver(ca);
+  const api = await startTestApi({
+    WEBHOOK_CA_BUNDLE: ca.caFile,
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+    WEBHOOK_RETRY_SCHEDULE: '100ms',
+    WEBHOOK_TIMEOUT: '3s',
+    ...env,
+  });
+  const bus = new InProcessBus();
+  const relay: OutboxRelay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 50 });
+  const dispatchers: Dispatcher[] = [];
+  const stack: WebhookStack = {
+    api, ca, receiver, bus,
+    async startDispatcher() {
+      const dispatcher = await startDispatcher({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100 });
+      dispatchers.push(dispatcher);
+      return dispatcher;
+    },
+    async application(limits = UNLIMITED) {
+      const { slug, key } = await api.createApplication(undefined, limits);
+      const row = await api.store.run((r) => r.applications.findLiveBySlug(slug));
+      if (!row) throw new Error(`application ${slug} not found`);
+      return { slug, key, id: row.id };
+    },
+    async emit(applicationId, type, domain = { id: randomUUID(), hostname: 'shop.example.com', status: 'ready' }) {
+      const eventId = randomUUID();
+      const createdAt = new Date().toISOString().replace(/Z$/, '+00:00');
+      await api.store.run((r) => r.outbox.add('event.emitted', { event_id: eventId, type, application_id: applicationId, created_at: createdAt, data: { domain } }));
+      relay.kick();
+      return eventId;
+    },
+    async close() {
+      for (const d of dispatchers) await d.stop();
+      await relay.stop();
+      await bus.close();
+      await receiver.close();
+      await api.close();
+      ca.remove();
+    },
+  };
+  await stack.startDispatcher();
+  return stack;
+}
+
+/** Polls until `condition` holds; fails with `what` after `timeoutMs`. */
+export async function until<T>(what: string, condition: () => Promise<T | false | null | undefined> | T | false | null | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}

@@ -1,0 +1,171 @@
+// Fault: the dispatcher process (split mode: `node services/webhook-dispatcher/dist/main.js`
+// over the test database and RabbitMQ) is killed with SIGKILL while 1,000 events
+// are being delivered, then started again. Every event must reach the receiver
+// at least once, none may be abandoned; the duplicates the crash caused are reported.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { outboxSource } from '@cds/data';
+import { connectAmqpBus, startOutboxRelay, type AmqpBus, type OutboxRelay } from '@cds/messaging';
+import { startTestApi, type TestApi } from '../../support/api-harness';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
+import { until } from './webhook-stack';
+
+jest.setTimeout(240_000);
+
+const MAIN = join(__dirname, '../../../services/webhook-dispatcher/dist/main.js');
+const EVENTS = 1000;
+const KILL_AFTER = 300;
+const BUILD_WAIT_MS = 120_000;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface DispatcherProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+async function startDispatcherProcess(env: Record<string, string>): Promise<DispatcherProcess> {
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env, METRICS_PORT: String(metricsPort), BIND_ADDRESS: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  await until('the dispatcher to be ready', async () => {
+    if (child.exitCode !== null) throw new Error(`dispatcher exited with ${child.exitCode}:\n${output}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200;
+    } catch {
+      return false;
+    }
+  }, 30_000);
+  return { child, output: () => output };
+}
+
+async function kill9(proc: DispatcherProcess): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+  proc.child.kill('SIGKILL');
+  await exited;
+}
+
+async function stop(proc: DispatcherProcess): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+let db: TestDatabase;
+let api: TestApi;
+let ca: TestCa;
+let receiver: WebhookReceiver;
+let vhost: TestVhost;
+let bus: AmqpBus;
+let relay: OutboxRelay;
+const processes: DispatcherProcess[] = [];
+
+beforeAll(async () => {
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  while (!existsSync(MAIN)) {
+    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
+    await sleep(1000);
+  }
+  db = await createTestDatabase();
+  ca = createTestCa();
+  receiver = await startReceiver(ca);
+  api = await startTestApi({ WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' }, { url: db.url });
+  vhost = await createVhost();
+  bus = await connectAmqpBus({ url: vhost.url, reconnectDelayMs: { initial: 100, max: 500 } });
+  relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 50 });
+}, BUILD_WAIT_MS + 60_000);
+
+afterAll(async () => {
+  for (const proc of processes) await stop(proc);
+  await relay?.stop();
+  await bus?.close();
+  await receiver?.close();
+  await api?.close();
+  await db?.drop();
+  ca?.remove();
+  if (vhost) await deleteVhost(vhost);
+}, 60_000);
+
+it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the dispatcher`, async () => {
+  const { slug, key } = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
+  const appId = (await api.store.run((r) => r.applications.findLiveBySlug(slug)))?.id as string;
+  // The receiver takes a little time per request, so the crash lands mid-flow.
+  receiver.script('/fault', [{ status: 200, delayMs: 15 }]);
+  const sub = await api.request('POST', '/v1/webhooks', { token: key, body: { url: receiver.url('/fault'), events: ['domain.ready'] } });
+  expect(sub.status).toBe(201);
+
+  const env = {
+    DATABASE_URL: db.url,
+    AMQP_URL: vhost.url,
+    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+    DATA_ENCRYPTION_KEY: api.config.dataEncryptionKey.toString('base64'),
+    ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+    WEBHOOK_CA_BUNDLE: ca.caFile,
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+    WEBHOOK_TIMEOUT: '2s',
+    WEBHOOK_RETRY_SCHEDULE: '200ms',
+    LOG_LEVEL: 'warn',
+  };
+  const first = await startDispatcherProcess(env);
+  processes.push(first);
+
+  const eventIds = Array.from({ length: EVENTS }, () => randomUUID());
+  const createdAt = new Date().toISOString().replace('Z', '+00:00');
+  for (let start = 0; start < EVENTS; start += 100) {
+    await api.store.transaction(async (r) => {
+      for (const eventId of eventIds.slice(start, start + 100)) {
+        await r.outbox.add('event.emitted', { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: { id: randomUUID() } } });
+      }
+    });
+    relay.kick();
+  }
+
+  const unique = () => new Set(receiver.to('/fault').map((r) => String(r.headers['x-custom-domain-event-id']))).size;
+  await until(`${KILL_AFTER} events received`, () => unique() >= KILL_AFTER, 120_000);
+  await kill9(first);
+  const atKill = unique();
+  expect(first.child.signalCode).toBe('SIGKILL');
+  expect(atKill).toBeLessThan(EVENTS);
+
+  const second = await startDispatcherProcess(env);
+  processes.push(second);
+  await until('every event received', () => unique() === EVENTS, 180_000);
+  await until('every delivery recorded as delivered', async () => {
+    const rows = await api.store.run((r) => r.webhookDeliveries.list(appId, sub.body.id, { limit: EVENTS + 1, offset: 0 }));
+    return rows.length === EVENTS && rows.every((d) => d.state === 'delivered');
+  }, 60_000);
+
+  const rows = await api.store.run((r) => r.webhookDeliveries.list(appId, sub.body.id, { limit: EVENTS + 1, offset: 0 }));
+  expect(rows).toHaveLength(EVENTS);
+  expect(rows.filter((d) => d.state === 'abandoned')).toEqual([]);
+  expect(new Set(rows.map((d) => d.eventId))).toEqual(new Set(eventIds));
+  const requests = receiver.to('/fault').length;
+  const duplicates = requests - EVENTS;
+  console.log(
+    `webhook fault test (${db.kind}): ${EVENTS} events, dispatcher killed (SIGKILL) after ${atKill} distinct events had arrived; ` +
+      `after the restart all ${EVENTS} arrived; ${requests} requests in all, ${duplicates} duplicate(s); 0 abandoned`,
+  );
+  expect(duplicates).toBeGreaterThanOrEqual(0);
+  expect(second.child.exitCode).toBeNull();
+});

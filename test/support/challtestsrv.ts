@@ -1,0 +1,73 @@
+// pebble-challtestsrv as a programmable DNS server for tests (DNS_SERVERS).
+// Started on free loopback ports with its challenge listeners off and no
+// default answers, so a name resolves only to what a test programs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const BINARY = '/usr/bin/pebble-challtestsrv';
+
+export interface TestDns {
+  /** For DNS_SERVERS. */
+  server: string;
+  /** Replaces the A and AAAA answers of `host`. */
+  setAddresses(host: string, addresses: string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Names are sent lowercase and fully qualified, as challtestsrv matches them. */
+const fqdn = (host: string) => `${host.toLowerCase().replace(/\.$/, '')}.`;
+
+export async function startTestDns(): Promise<TestDns> {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: apt-get install -y pebble`);
+  const [dnsPort, managementPort] = [await freePort(), await freePort()];
+  const child: ChildProcess = spawn(
+    BINARY,
+    ['-dns01', `127.0.0.1:${dnsPort}`, '-management', `127.0.0.1:${managementPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '', '-defaultIPv4', '', '-defaultIPv6', ''],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const management = `http://127.0.0.1:${managementPort}`;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${management}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`challtestsrv ${path}: ${res.status} ${await res.text()}`);
+  };
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`challtestsrv exited: ${output}`);
+    try {
+      await post('/clear-a', { host: 'probe.test.' });
+      break;
+    } catch (err) {
+      if (tries > 50) throw err;
+      await sleep(100);
+    }
+  }
+  return {
+    server: `127.0.0.1:${dnsPort}`,
+    async setAddresses(host, addresses) {
+      const v4 = addresses.filter((a) => !a.includes(':'));
+      const v6 = addresses.filter((a) => a.includes(':'));
+      await post('/clear-a', { host: fqdn(host) });
+      await post('/clear-aaaa', { host: fqdn(host) });
+      if (v4.length > 0) await post('/add-a', { host: fqdn(host), addresses: v4 });
+      if (v6.length > 0) await post('/add-aaaa', { host: fqdn(host), addresses: v6 });
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
