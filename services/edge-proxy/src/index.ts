@@ -1,1 +1,1 @@
-export {};
+export { answerChallenge, startChallengeResponder, type ChallengeResponder, type ChallengeResponderDeps } from './challenge-responder';

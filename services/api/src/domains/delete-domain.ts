@@ -1,7 +1,6 @@
 import type { ApplicationRow, DomainRow } from '@cds/data';
 import type { UseCaseContext } from '../shared/context';
-import type { DomainResource } from './domain.mapper';
-import { domainEvent } from './domain-events';
+import { domainEvent, type DomainResource } from '@cds/core';
 import { findOwnDomain, withChecks } from './read-domains';
 
 /**

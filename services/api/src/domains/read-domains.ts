@@ -1,8 +1,7 @@
-import { AppError } from '@cds/core';
+import { AppError, toDomainResource, type DomainResource } from '@cds/core';
 import type { ApplicationRow, DomainListFilter, DomainRow, Repositories } from '@cds/data';
 import { UUID_PATTERN } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
-import { toDomainResource, type DomainResource } from './domain.mapper';
 
 export function domainNotFound(): AppError {
   return new AppError('domain_not_found', 'No such domain in this application.');

@@ -1,8 +1,7 @@
-import { AppError, rateLimited } from '@cds/core';
+import { AppError, rateLimited, type DomainResource } from '@cds/core';
 import type { ApplicationRow } from '@cds/data';
 import { hitWindow, type WindowState } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
-import type { DomainResource } from './domain.mapper';
 import { findOwnDomain, withChecks } from './read-domains';
 
 const PER_DOMAIN = { limit: 1, windowSeconds: 60 };

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, CHECK_TYPES, generateChallengeToken, normalizeHostname } from '@cds/core';
+import { AppError, CHECK_TYPES, generateChallengeToken, normalizeHostname, toDomainResource, type DomainResource } from '@cds/core';
 import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { createDomainBody } from './domains.schema';
-import { toDomainResource, type DomainResource } from './domain.mapper';
 
 interface CreateDomainBody {
   hostname: string;

@@ -1,0 +1,83 @@
+import {
+  certificateGate, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, nextCheckDelayMs, sameDnsName, MAX_CNAME_HOPS,
+} from './checks';
+
+const TOKEN = 'ab'.repeat(32);
+
+describe('evaluateOwnership', () => {
+  test('passes when one TXT record holds the challenge value', () => {
+    expect(evaluateOwnership('shop.example.com', TOKEN, { records: ['other', ` custom-domain-verify=${TOKEN} `] })).toEqual({ status: 'passing', errorCode: null, message: null });
+  });
+  test('txt_record_not_found without records or on a failed lookup', () => {
+    expect(evaluateOwnership('shop.example.com', TOKEN, { records: [] })).toMatchObject({ status: 'failing', errorCode: 'txt_record_not_found', message: expect.stringContaining('_custom-domain-challenge.shop.example.com') });
+    expect(evaluateOwnership('shop.example.com', TOKEN, { error: 'ETIMEOUT' })).toMatchObject({ errorCode: 'txt_record_not_found', message: expect.stringContaining('ETIMEOUT') });
+  });
+  test('txt_record_mismatch names what was found', () => {
+    expect(evaluateOwnership('shop.example.com', TOKEN, { records: ['custom-domain-verify=00'] })).toMatchObject({ errorCode: 'txt_record_mismatch', message: expect.stringContaining('"custom-domain-verify=00"') });
+  });
+});
+
+describe('evaluateRouting', () => {
+  test('passes when the chain reaches the target, case and trailing dot ignored', () => {
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['a.example.org', 'EDGE.example.net.'], complete: true }).status).toBe('passing');
+  });
+  test('cname_not_found', () => {
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: [] })).toMatchObject({ errorCode: 'cname_not_found' });
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { error: 'ESERVFAIL' })).toMatchObject({ errorCode: 'cname_not_found' });
+  });
+  test('cname_target_mismatch says where it points', () => {
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['Other.example.net.'] }).message).toBe('CNAME points to other.example.net, expected edge.example.net.');
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['a.example.org', 'b.example.org'] }).message).toBe('CNAME points to b.example.org (via a.example.org), expected edge.example.net.');
+  });
+  test('a chain longer than the hop limit fails', () => {
+    const chain = Array.from({ length: MAX_CNAME_HOPS }, (_, i) => `h${i}.example.org`);
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: chain, complete: false })).toMatchObject({ errorCode: 'cname_target_mismatch', message: expect.stringContaining('8 hops') });
+  });
+  test('sameDnsName', () => {
+    expect(sameDnsName('A.b.', 'a.B')).toBe(true);
+    expect(sameDnsName('a.b', 'a.c')).toBe(false);
+  });
+});
+
+describe('certificate', () => {
+  const pass = { status: 'passing', errorCode: null, message: null } as const;
+  const fail = { status: 'failing', errorCode: 'cname_not_found', message: 'x' } as const;
+  test('pending until ownership and routing pass', () => {
+    expect(certificateGate(pass, fail)).toMatchObject({ status: 'pending', errorCode: null, message: expect.stringMatching(/ownership and routing/) });
+    expect(certificateGate(pass, pass)).toBeNull();
+  });
+  test('certificate_expired once not_after has passed', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(evaluateCertificate({ notAfter: new Date('2025-12-31T00:00:00Z') }, now)).toMatchObject({ errorCode: 'certificate_expired' });
+    expect(evaluateCertificate({ notAfter: new Date('2026-02-01T00:00:00Z') }, now)).toMatchObject({ status: 'passing' });
+    expect(evaluateCertificate(null, now)).toBeNull();
+  });
+});
+
+describe('evaluateOrigin', () => {
+  const probed = { kind: 'probed', target: 'http://o/health', ok: false, message: 'm' } as const;
+  test.each([
+    ['tls_error', 'origin_tls_error'],
+    ['error_status', 'origin_error_status'],
+    ['connection_refused', 'origin_unreachable'],
+    ['timeout', 'origin_unreachable'],
+    ['dns_error', 'origin_unreachable'],
+  ])('%s -> %s', (reason, code) => {
+    expect(evaluateOrigin({ ...probed, reason })).toMatchObject({ status: 'failing', errorCode: code, message: expect.stringContaining('http://o/health') });
+  });
+  test('no_active_origin and passing', () => {
+    expect(evaluateOrigin({ kind: 'no_active_origin' }).errorCode).toBe('no_active_origin');
+    expect(evaluateOrigin({ kind: 'probed', target: 't', ok: true, statusCode: 404 }).status).toBe('passing');
+  });
+});
+
+describe('nextCheckDelayMs', () => {
+  const schedule = [60_000, 120_000, 300_000];
+  test('pending_dns walks the schedule, the last delay repeats', () => {
+    expect([1, 2, 3, 4, 10].map((done) => nextCheckDelayMs('pending_dns', done, schedule, 600_000))).toEqual([60_000, 120_000, 300_000, 300_000, 300_000]);
+  });
+  test('live domains use the live interval', () => {
+    expect(nextCheckDelayMs('ready', 1, schedule, 600_000)).toBe(600_000);
+    expect(nextCheckDelayMs('attention_required', 7, schedule, 600_000)).toBe(600_000);
+  });
+});

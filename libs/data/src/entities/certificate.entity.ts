@@ -1,0 +1,20 @@
+import { EntitySchema } from 'typeorm';
+import type { CertificateRow } from '../types';
+import type { ColumnTypes } from './column-types';
+import { ENTITY } from './entity-names';
+
+export const certificateEntity = (t: ColumnTypes) =>
+  new EntitySchema<CertificateRow>({
+    name: ENTITY.certificate,
+    tableName: 'certificates',
+    columns: {
+      hostname: { type: 'varchar', primary: true },
+      domainId: { type: t.uuid, name: 'domain_id' },
+      issuer: { type: 'varchar' },
+      pemChain: { type: 'text', name: 'pem_chain' },
+      keySealed: { type: 'text', name: 'key_sealed' },
+      notBefore: { type: t.timestamp, name: 'not_before' },
+      notAfter: { type: t.timestamp, name: 'not_after' },
+      createdAt: { type: t.timestamp, name: 'created_at' },
+    },
+  });

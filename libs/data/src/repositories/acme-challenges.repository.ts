@@ -1,0 +1,27 @@
+import { LessThan, type EntityManager, type Repository } from 'typeorm';
+import { ENTITY } from '../entities';
+import type { AcmeChallengeRow, AcmeChallengesRepository } from '../types';
+
+export class TypeOrmAcmeChallengesRepository implements AcmeChallengesRepository {
+  private readonly rows: Repository<AcmeChallengeRow>;
+
+  constructor(manager: EntityManager) {
+    this.rows = manager.getRepository<AcmeChallengeRow>(ENTITY.acmeChallenge);
+  }
+
+  find(token: string): Promise<AcmeChallengeRow | null> {
+    return this.rows.findOneBy({ token });
+  }
+
+  async save(row: AcmeChallengeRow): Promise<void> {
+    await this.rows.upsert(row, ['token']);
+  }
+
+  async delete(token: string): Promise<void> {
+    await this.rows.delete({ token });
+  }
+
+  async deleteOlderThan(before: Date): Promise<number> {
+    return (await this.rows.delete({ createdAt: LessThan(before) })).affected ?? 0;
+  }
+}

@@ -1,0 +1,157 @@
+// CERT_ISSUER=acme: RFC 8555 orders through acme-client. The account key and
+// certificate keys (ECDSA P-256) are sealed with DATA_ENCRYPTION_KEY; HTTP-01
+// answers live in the database, where every edge reads them.
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { Resolver } from 'node:dns/promises';
+import { rootCertificates } from 'node:tls';
+import * as acme from 'acme-client';
+import { decryptSecret, encryptSecret } from '@cds/core';
+import type { DataStore } from '@cds/data';
+import { checkCaa } from './caa';
+import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
+import { ariCertId, type RenewalWindow } from './renewal';
+
+export const ACME_SETTINGS = { accountKeySealed: 'acme_account_key_sealed' } as const;
+
+/** Let's Encrypt's published limit: 5 failed validations per hostname per hour. */
+export const FAILED_VALIDATIONS_PER_HOUR = 5;
+/** New orders per hour from this deployment (Let's Encrypt allows 300 per account per 3 hours). */
+export const NEW_ORDERS_PER_HOUR = 100;
+const HOUR_SECONDS = 3600;
+
+export interface AcmeIssuerOptions {
+  store: DataStore;
+  encryptionKey: Buffer;
+  directoryUrl: string;
+  email: string | null;
+  /** PEM file of extra CAs trusted for the directory (ACME_CA_BUNDLE). */
+  caBundle: string | null;
+  /** DNS_SERVERS, for the CAA lookups. */
+  dnsServers: readonly string[];
+  now?: () => Date;
+}
+
+interface Directory {
+  meta?: { caaIdentities?: string[] };
+  /** RFC 9773: present when the CA offers ACME Renewal Information. */
+  renewalInfo?: string;
+}
+
+/** How long an ARI answer is reused when it names no Retry-After (RFC 9773 suggests polling a few times a day). */
+const ARI_DEFAULT_TTL_MS = 6 * 3600_000;
+
+export class AcmeIssuer implements CertificateIssuer {
+  readonly kind = 'acme' as const;
+  private readonly now: () => Date;
+  private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
+  private client: Promise<acme.Client> | null = null;
+  private directory: Promise<Directory> | null = null;
+  private readonly windows = new Map<string, { window: RenewalWindow | null; until: number }>();
+
+  constructor(private readonly opts: AcmeIssuerOptions) {
+    this.now = opts.now ?? (() => new Date());
+    if (opts.dnsServers.length > 0) this.resolver.setServers([...opts.dnsServers]);
+    // acme-client talks through one axios instance: the bundle applies to it alone.
+    if (opts.caBundle) acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...rootCertificates, readFileSync(opts.caBundle, 'utf8')] });
+  }
+
+  async issue(hostname: string): Promise<IssuedCertificate> {
+    const caa = await checkCaa(this.resolver, hostname, await this.caaIdentities());
+    if (!caa.allowed) {
+      throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (issue ${caa.values.map((v) => `"${v}"`).join(', ')}) do not allow this CA to issue.`);
+    }
+    await this.checkBudget(hostname);
+    const client = await this.account();
+    const [keyPem, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, await acme.crypto.createPrivateEcdsaKey('P-256'));
+    const { store } = this.opts;
+    try {
+      const chain = await client.auto({
+        csr,
+        ...(this.opts.email ? { email: this.opts.email } : {}),
+        termsOfServiceAgreed: true,
+        // The edges answer from the database; asking the hostname ourselves proves nothing more.
+        skipChallengeVerification: true,
+        challengePriority: ['http-01'],
+        challengeCreateFn: (_authz, challenge, keyAuthorization) =>
+          store.run((r) => r.acmeChallenges.save({ token: challenge.token, hostname, keyAuthorization, createdAt: this.now() })),
+        challengeRemoveFn: (_authz, challenge) => store.run((r) => r.acmeChallenges.delete(challenge.token)),
+      });
+      const info = acme.crypto.readCertificateInfo(chain);
+      return { pemChain: chain, keyPem: keyPem.toString(), notBefore: info.notBefore, notAfter: info.notAfter };
+    } catch (err) {
+      await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
+      throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Refuses before ordering when the hostname or the deployment is over its hourly budget. */
+  private async checkBudget(hostname: string): Promise<void> {
+    const now = this.now();
+    const failed = await this.opts.store.run((r) => r.rateCounters.peek(`acme:failed:${hostname}`, HOUR_SECONDS, now));
+    if (failed.count >= FAILED_VALIDATIONS_PER_HOUR) {
+      throw new IssuanceError('certificate_issuance_failed', `${failed.count} failed validations for ${hostname} this hour; the next order waits until ${failed.resetAt.toISOString()}.`);
+    }
+    const orders = await this.opts.store.run((r) => r.rateCounters.hit('acme:orders', HOUR_SECONDS, now));
+    if (orders.count > NEW_ORDERS_PER_HOUR) {
+      throw new IssuanceError('certificate_issuance_failed', `The deployment placed ${NEW_ORDERS_PER_HOUR} ACME orders this hour; the next waits until ${orders.resetAt.toISOString()}.`);
+    }
+  }
+
+  /** The CA's suggested renewal window (RFC 9773) when its directory offers `renewalInfo`; cached per Retry-After. */
+  async renewalWindow(pemChain: string): Promise<RenewalWindow | null> {
+    const base = (await this.fetchDirectory()).renewalInfo;
+    const leaf = pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0];
+    const certId = base && leaf ? ariCertId(leaf) : null;
+    if (!base || !certId) return null;
+    const cached = this.windows.get(certId);
+    if (cached && cached.until > Date.now()) return cached.window;
+    const res = await acme.axios.get<{ suggestedWindow?: { start?: string; end?: string } }>(`${base.replace(/\/$/, '')}/${certId}`);
+    const start = Date.parse(res.data.suggestedWindow?.start ?? '');
+    const end = Date.parse(res.data.suggestedWindow?.end ?? '');
+    const window = Number.isFinite(start) && Number.isFinite(end) ? { start: new Date(start), end: new Date(end) } : null;
+    const retryAfter = Number(res.headers['retry-after']);
+    this.windows.set(certId, { window, until: Date.now() + (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : ARI_DEFAULT_TTL_MS) });
+    return window;
+  }
+
+  private fetchDirectory(): Promise<Directory> {
+    this.directory ??= acme.axios.get<Directory>(this.opts.directoryUrl).then(
+      (res) => res.data,
+      (err: unknown) => {
+        this.directory = null;
+        throw err;
+      },
+    );
+    return this.directory;
+  }
+
+  private async caaIdentities(): Promise<string[]> {
+    return (await this.fetchDirectory()).meta?.caaIdentities ?? [];
+  }
+
+  private account(): Promise<acme.Client> {
+    this.client ??= this.loadAccount().catch((err: unknown) => {
+      this.client = null;
+      throw err;
+    });
+    return this.client;
+  }
+
+  private async loadAccount(): Promise<acme.Client> {
+    const { store, encryptionKey } = this.opts;
+    const sealed = await store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
+    let accountKey = sealed ? decryptSecret(sealed, encryptionKey) : null;
+    if (!accountKey) {
+      const created = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
+      // The first checker to store a key wins; the others use it.
+      accountKey = await store.transaction(async (r) => {
+        const stored = await r.settings.get(ACME_SETTINGS.accountKeySealed);
+        if (stored) return decryptSecret(stored, encryptionKey);
+        await r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(created, encryptionKey));
+        return created;
+      });
+    }
+    return new acme.Client({ directoryUrl: this.opts.directoryUrl, accountKey, backoffAttempts: 5, backoffMin: 500, backoffMax: 5000 });
+  }
+}

@@ -1,0 +1,30 @@
+// What a certificate issuer gives the checker: a leaf for one hostname.
+import type { CertificateIssuerKind } from '@cds/data';
+import type { RenewalWindow } from './renewal';
+
+export interface IssuedCertificate {
+  /** PEM, leaf first, then the chain up to (not always including) the root. */
+  pemChain: string;
+  /** PKCS#8 PEM of the leaf's ECDSA P-256 key; sealed before it is stored. */
+  keyPem: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** A refusal the certificate check reports with its own code (DECISIONS §2). */
+export class IssuanceError extends Error {
+  constructor(
+    readonly code: 'certificate_issuance_failed' | 'caa_forbids_issuance',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'IssuanceError';
+  }
+}
+
+export interface CertificateIssuer {
+  readonly kind: CertificateIssuerKind;
+  issue(hostname: string): Promise<IssuedCertificate>;
+  /** The CA's suggested renewal window for a certificate it issued (ACME Renewal Information), when it offers one. */
+  renewalWindow?(pemChain: string): Promise<RenewalWindow | null>;
+}

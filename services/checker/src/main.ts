@@ -1,0 +1,40 @@
+// Split-mode entry point of the checker: wiring only.
+import { loadConfigOrExit } from '@cds/config';
+import { createDataStore, outboxSource } from '@cds/data';
+import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
+import { createLogger } from '@cds/logging';
+import { connectAmqpBus, startOutboxRelay } from '@cds/messaging';
+import { startChecker } from './checker';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit({ mode: 'split' });
+  const logger = createLogger({ service: 'checker', level: config.logLevel });
+  const store = await createDataStore({ url: config.databaseUrl, logger });
+  const pending = await store.pendingMigrations();
+  if (pending.length > 0) throw new Error(`the database schema is not current (pending: ${pending.join(', ')}); run \`cdctl migrate\``);
+  if (!config.amqpUrl) throw new Error('AMQP_URL is required in split mode');
+  const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'checker' });
+  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
+  const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
+
+  let accepting = true;
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }), config.metricsPort, config.bindAddress);
+  logger.info('checker started', { checker_id: checker.checkerId, metrics: config.metricsPort, database: store.kind });
+
+  onShutdown(
+    [
+      ['readiness off', () => { accepting = false; }],
+      ['stop consuming and drain checks', () => checker.stop()],
+      ['stop relay', () => relay.stop()],
+      ['close bus', () => bus.close()],
+      ['close database', () => store.close()],
+      ['close ops listener', () => closeServer(ops)],
+    ],
+    logger,
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(`checker failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,118 @@
+// Benchmark of the checker (make bench-checker). One run, one fresh PostgreSQL
+// database, one challtestsrv:
+//   1. N pending_dns domains whose TXT and CNAME records are in challtestsrv;
+//   2. the reference: a bare loop of the same DNS queries (TXT at the
+//      challenge name, CNAME of the hostname, CNAME of the edge target) with
+//      node's resolver, at the checker's concurrency;
+//   3. one checker (in this process, in-process bus): time from "all due" until
+//      every domain's ownership and routing checks pass.
+// Prints both times and the ratio (reference / checker) as JSON on the last line.
+'use strict';
+/* global setTimeout, fetch */
+const { spawn } = require('node:child_process');
+const { randomBytes, randomUUID } = require('node:crypto');
+const { Resolver } = require('node:dns/promises');
+const net = require('node:net');
+const { Client } = require('pg');
+const { loadConfig } = require('@cds/config');
+const { createDataStore } = require('@cds/data');
+const { InProcessBus, silentLogger } = require('@cds/messaging');
+const { startChecker } = require('@cds/checker');
+
+const N = Number(process.env.BENCH_DOMAINS || 5000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 32);
+const EDGE_TARGET = 'edge.example.net';
+const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const freePort = () => new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
+const fqdn = (h) => `${h.toLowerCase()}.`;
+const log = (m) => console.error(`[bench-checker] ${m}`);
+
+async function pool(items, size, work) {
+  let next = 0;
+  await Promise.all(Array.from({ length: size }, async () => { while (next < items.length) await work(items[next++]); }));
+}
+
+async function main() {
+  const dbName = `bench_checker_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const dbUrl = `postgres://postgres@127.0.0.1:5432/${dbName}`;
+  const [dnsPort, mgmtPort] = [await freePort(), await freePort()];
+  const dns = spawn('/usr/bin/pebble-challtestsrv', ['-dns01', `127.0.0.1:${dnsPort}`, '-management', `127.0.0.1:${mgmtPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '', '-defaultIPv6', ''], { stdio: 'ignore' });
+  const post = async (path, body) => {
+    const res = await fetch(`http://127.0.0.1:${mgmtPort}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`challtestsrv ${path}: ${res.status}`);
+  };
+  let store;
+  let checker;
+  try {
+    for (let i = 0; ; i++) { try { await post('/clear-txt', { host: 'probe.test.' }); break; } catch (e) { if (i > 50) throw e; await sleep(100); } }
+    const config = loadConfig({ mode: 'split', env: {
+      DATABASE_URL: dbUrl, AMQP_URL: 'amqp://127.0.0.1', OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+      CERT_ISSUER: 'internal', EDGE_TARGET, DNS_SERVERS: `127.0.0.1:${dnsPort}`, CHECK_SCHEDULE_PENDING: '1h', CHECK_INTERVAL_LIVE: '1h', LOG_LEVEL: 'error',
+    } });
+    store = await createDataStore({ url: dbUrl });
+    await store.migrate();
+
+    log(`creating ${N} domains and their records`);
+    const now = new Date();
+    const application = { id: randomUUID(), slug: 'bench', name: 'bench', status: 'active', plan: 'free', contactEmail: null,
+      limits: { live_domains: N, api_requests_per_minute: 60, proxied_requests_per_minute: 600, proxied_requests_per_second: 100, credentials: 1, webhook_subscriptions: 10, fair_use_bytes_per_month: 1e10 },
+      createdAt: now, updatedAt: now, deletedAt: null };
+    await store.run((r) => r.applications.insert(application));
+    const domains = Array.from({ length: N }, (_, i) => ({
+      id: randomUUID(), applicationId: application.id, hostname: `d${i}.bench-${process.pid}.com`, reference: `r${i}`, status: 'pending_dns',
+      challengeToken: randomBytes(32).toString('hex'), metadata: {}, createdAt: now, updatedAt: now, deletedAt: null, nextCheckAt: null,
+    }));
+    await pool(domains, 8, (d) => store.run((r) => r.domains.insert(d, ['ownership', 'routing', 'certificate', 'origin'].map((type) => ({
+      domainId: d.id, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null,
+    })))));
+    await pool(domains, 16, async (d) => {
+      await post('/set-txt', { host: fqdn(`_custom-domain-challenge.${d.hostname}`), value: `custom-domain-verify=${d.challengeToken}` });
+      await post('/set-cname', { host: fqdn(d.hostname), target: fqdn(EDGE_TARGET) });
+    });
+
+    log('reference: the same DNS queries in a bare loop');
+    const resolver = new Resolver({ timeout: 3000, tries: 2 });
+    resolver.setServers([`127.0.0.1:${dnsPort}`]);
+    const refStart = process.hrtime.bigint();
+    let refOk = 0;
+    await pool(domains, CONCURRENCY, async (d) => {
+      const [txt, cname] = await Promise.all([resolver.resolveTxt(`_custom-domain-challenge.${d.hostname}`), resolver.resolveCname(d.hostname)]);
+      await resolver.resolveCname(cname[0]).catch(() => []);
+      if (txt.flat().join('') === `custom-domain-verify=${d.challengeToken}` && cname[0] === EDGE_TARGET) refOk += 1;
+    });
+    const referenceMs = Number(process.hrtime.bigint() - refStart) / 1e6;
+    if (refOk !== N) throw new Error(`reference resolved ${refOk}/${N}`);
+
+    log('checker: one instance');
+    const pg = new Client({ connectionString: dbUrl });
+    await pg.connect();
+    const start = process.hrtime.bigint();
+    await pg.query('UPDATE domains SET next_check_at = now()');
+    checker = await startChecker({ config, logger: silentLogger, store, bus: new InProcessBus(), pollIntervalMs: 100, concurrency: CONCURRENCY });
+    let passing = 0;
+    for (;;) {
+      const { rows } = await pg.query(`SELECT count(*)::int AS n FROM domain_checks WHERE type IN ('ownership', 'routing') AND status = 'passing'`);
+      passing = rows[0].n;
+      if (passing === 2 * N) break;
+      if (Number(process.hrtime.bigint() - start) / 1e9 > 600) throw new Error(`only ${passing / 2} of ${N} domains passed within 600 s`);
+      await sleep(50);
+    }
+    const checkerMs = Number(process.hrtime.bigint() - start) / 1e6;
+    await pg.end();
+    console.log(JSON.stringify({ domains: N, concurrency: CONCURRENCY, reference_ms: Math.round(referenceMs), checker_ms: Math.round(checkerMs), ratio: Number((referenceMs / checkerMs).toFixed(3)) }));
+  } finally {
+    if (checker) await checker.stop();
+    if (store) await store.close();
+    dns.kill('SIGTERM');
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+main().catch((err) => { console.error(`[bench-checker] FAILED: ${err.stack || err}`); process.exit(1); });

@@ -1,0 +1,122 @@
+// End to end with a real ACME server: the API, a checker on RabbitMQ with the
+// outbox relay, the edge's challenge responder, pebble and challtestsrv.
+// register -> records -> ready with a certificate chaining to Pebble's root ->
+// TXT removed -> attention_required -> restored -> ready -> deleted.
+import { X509Certificate } from 'node:crypto';
+import { startChecker, type Checker } from '@cds/checker';
+import { outboxSource, type OutboxRow } from '@cds/data';
+import { startChallengeResponder, type ChallengeResponder } from '@cds/edge-proxy';
+import { connectAmqpBus, silentLogger, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
+import { startTestApi, type TestApi } from '../../support/api-harness';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
+import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
+import { activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, waitForDomain, type DomainView, type TestOrigin } from './checker-stack';
+import { startPebble, type TestPebble } from './pebble';
+
+let dns: CheckerDns;
+let pebble: TestPebble;
+let api: TestApi;
+let vhost: TestVhost;
+let bus: Bus;
+let relay: OutboxRelay;
+let responder: ChallengeResponder;
+let checker: Checker;
+let origin: TestOrigin;
+let app: { slug: string; key: string };
+
+const splitPem = (pem: string) => pem.split(/(?<=-----END CERTIFICATE-----)\s*/).filter((part) => part.includes('BEGIN CERTIFICATE'));
+
+beforeAll(async () => {
+  dns = await startCheckerDns();
+  const httpPort = await freePort();
+  pebble = await startPebble({ httpPort, dnsServer: dns.server });
+  api = await startTestApi({
+    EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: pebble.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
+    EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: '500ms', CHECK_INTERVAL_LIVE: '500ms',
+  });
+  vhost = await createVhost();
+  bus = await connectAmqpBus({ url: vhost.url, connectionName: 'checker-e2e' });
+  relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 100 });
+  responder = await startChallengeResponder({ store: api.store, port: httpPort, bindAddress: '127.0.0.1' });
+  checker = await startChecker({ config: api.config, logger: process.env.CHECKER_DEBUG ? console : silentLogger, store: api.store, bus, pollIntervalMs: 200, afterCommit: () => relay.kick() });
+  origin = await startOrigin();
+  app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
+  await activateOrigin(api, app.slug, origin.url);
+}, 60_000);
+
+afterAll(async () => {
+  await checker?.stop();
+  await responder?.close();
+  await relay?.stop();
+  await bus?.close();
+  if (vhost) await deleteVhost(vhost);
+  await origin?.close();
+  await api?.close();
+  await pebble?.stop();
+  await dns?.stop();
+});
+
+const ofDomain = (id: string) => (row: OutboxRow) => (row.payload as { data?: { domain: { id: string } } }).data?.domain.id === id;
+
+test('the lifecycle over ACME: a Pebble certificate, then exactly ready, attention_required, recovered, deleted', async () => {
+  const { key } = app;
+  const domain = await registerDomain(api, key, `shop.acme-${process.pid}.com`);
+  const registeredAt = Date.now();
+  await publishRecords(dns, domain);
+  const ready = await waitForDomain(api, key, domain.id, (d) => d.status === 'ready', 60_000);
+  expect(Date.now() - registeredAt).toBeLessThan(60_000);
+  expect(ready.checks.map((c) => c.status)).toEqual(['passing', 'passing', 'passing', 'passing']);
+
+  const stored = await api.store.run((r) => r.certificates.find(domain.hostname));
+  expect(stored?.issuer).toBe('acme');
+  expect(stored?.keySealed).not.toContain('PRIVATE KEY');
+  const chain = splitPem(stored?.pemChain ?? '').map((pem) => new X509Certificate(pem));
+  const root = new X509Certificate(await pebble.management('/roots/0'));
+  const leaf = chain[0] as X509Certificate;
+  expect(leaf.checkHost(domain.hostname)).toBe(domain.hostname);
+  expect(leaf.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+  for (let i = 0; i + 1 < chain.length; i++) expect((chain[i] as X509Certificate).verify((chain[i + 1] as X509Certificate).publicKey)).toBe(true);
+  expect((chain[chain.length - 1] as X509Certificate).verify(root.publicKey)).toBe(true);
+  expect(await api.store.run(async (r) => (await r.settings.get('acme_account_key_sealed'))?.includes('PRIVATE KEY'))).toBe(false);
+
+  const txt = domain.dns_records.find((r) => r.type === 'TXT');
+  await dns.clearTxt(txt?.name ?? '');
+  const attention = await waitForDomain(api, key, domain.id, (d) => d.status === 'attention_required');
+  expect(check(attention, 'ownership').error_code).toBe('txt_record_not_found');
+  await publishRecords(dns, domain);
+  await waitForDomain(api, key, domain.id, (d) => d.status === 'ready');
+  expect((await api.request('DELETE', `/v1/domains/${domain.id}`, { token: key })).status).toBe(202);
+
+  const deadline = Date.now() + 10_000;
+  let events: OutboxRow[] = [];
+  do {
+    events = (await api.store.run((r) => r.outbox.all('event.emitted'))).filter(ofDomain(domain.id));
+    if (events.length === 4 && events.every((e) => e.publishedAt !== null)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  } while (Date.now() < deadline);
+  expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted']);
+  expect(events.every((e) => e.publishedAt !== null)).toBe(true);
+  const resources = events.map((e) => (e.payload as { data: { domain: DomainView } }).data.domain);
+  expect(resources.map((d) => d.status)).toEqual(['ready', 'attention_required', 'ready', 'deleting']);
+  for (const resource of resources) expect(Object.keys(resource).sort()).toEqual(Object.keys(ready).sort());
+}, 120_000);
+
+test('caa_forbids_issuance: a CAA record that allows no CA stops the order', async () => {
+  const domain = await registerDomain(api, app.key, `shop.acme-caa-${process.pid}.com`);
+  // At the customer's apex: the hostname itself is a CNAME, whose CAA is the target's.
+  const apex = domain.hostname.split('.').slice(1).join('.');
+  await dns.addCaa(apex, ';');
+  await publishRecords(dns, domain);
+  const seen = await waitForDomain(api, app.key, domain.id, (d) => check(d, 'certificate').status === 'failing');
+  expect(check(seen, 'certificate')).toMatchObject({ error_code: 'caa_forbids_issuance', message: expect.stringContaining(apex) });
+});
+
+test('certificate_issuance_failed: validation fails while no edge answers, and orders stop after 5 failures in the hour', async () => {
+  await responder.close();
+  const domain = await registerDomain(api, app.key, `shop.acme-fail-${process.pid}.com`);
+  await publishRecords(dns, domain);
+  const failed = await waitForDomain(api, app.key, domain.id, (d) => check(d, 'certificate').status === 'failing', 30_000);
+  expect(check(failed, 'certificate').error_code).toBe('certificate_issuance_failed');
+  const throttled = await waitForDomain(api, app.key, domain.id, (d) => (check(d, 'certificate').message ?? '').includes('failed validations'), 60_000);
+  expect(check(throttled, 'certificate')).toMatchObject({ status: 'failing', error_code: 'certificate_issuance_failed', message: expect.stringContaining('5 failed validations') });
+}, 90_000);

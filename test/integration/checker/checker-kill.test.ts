@@ -1,0 +1,116 @@
+// Fault: two checker processes (split mode, PostgreSQL + RabbitMQ) share 200
+// pending domains; one is killed with SIGKILL mid-run. The other finishes them
+// all, and no domain is ever probed by both at once: the origin records, per
+// Host, when each probe started and when its connection ended.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestApi, type TestApi } from '../../support/api-harness';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
+import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
+import { activateOrigin, EDGE_TARGET, publishRecords, registerDomain } from './checker-stack';
+
+const MAIN = path.join(__dirname, '../../../services/checker/dist/main.js');
+const DOMAINS = 200;
+const PROBE_MS = 300;
+
+let db: TestDatabase;
+let api: TestApi;
+let dns: CheckerDns;
+let vhost: TestVhost;
+let origin: http.Server;
+const checkers: Array<{ child: ChildProcess; output: string }> = [];
+const probes = new Map<string, Array<{ start: number; end: number | null }>>();
+
+beforeAll(async () => {
+  db = await createTestDatabase('postgres');
+  dns = await startCheckerDns();
+  vhost = await createVhost();
+  api = await startTestApi({ EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'internal', CHECK_SCHEDULE_PENDING: '1h', CHECK_INTERVAL_LIVE: '1h' }, { url: db.url });
+  origin = http.createServer((req, res) => {
+    const probe = { start: Date.now(), end: null as number | null };
+    const host = req.headers.host ?? '';
+    probes.set(host, [...(probes.get(host) ?? []), probe]);
+    req.socket.once('close', () => { probe.end = Date.now(); });
+    setTimeout(() => res.end('ok'), PROBE_MS);
+  });
+  await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+}, 60_000);
+
+afterAll(async () => {
+  for (const { child } of checkers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  origin?.closeAllConnections();
+  await new Promise<void>((resolve) => (origin ? origin.close(() => resolve()) : resolve()));
+  await api?.close();
+  await db?.drop();
+  if (vhost) await deleteVhost(vhost);
+  await dns?.stop();
+});
+
+async function startCheckerProcess(): Promise<{ child: ChildProcess; output: string }> {
+  const entry = { child: null as unknown as ChildProcess, output: '' };
+  entry.child = spawn('node', [MAIN], {
+    env: {
+      PATH: process.env.PATH, HOME: process.env.HOME,
+      DATABASE_URL: db.url, AMQP_URL: vhost.url, METRICS_PORT: String(await freePort()), BIND_ADDRESS: '127.0.0.1', LOG_LEVEL: 'error',
+      OPERATOR_TOKEN: api.operatorToken, DATA_ENCRYPTION_KEY: api.config.dataEncryptionKey.toString('base64'),
+      ASSERTION_DEPLOYMENT_KEY: api.config.assertionDeploymentKey, CERT_ISSUER: 'internal', EDGE_TARGET, DNS_SERVERS: dns.server,
+      CHECK_SCHEDULE_PENDING: '1h', CHECK_INTERVAL_LIVE: '1h',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  entry.child.stdout?.on('data', (d: Buffer) => (entry.output += d.toString()));
+  entry.child.stderr?.on('data', (d: Buffer) => (entry.output += d.toString()));
+  checkers.push(entry);
+  return entry;
+}
+
+test('kill -9 of one checker: the other checks all 200 domains, none by both at once', async () => {
+  const { slug, key } = await api.createApplication(undefined, { live_domains: DOMAINS, api_requests_per_minute: 100_000 });
+  await activateOrigin(api, slug, `http://127.0.0.1:${(origin.address() as AddressInfo).port}`, '/');
+  probes.clear();
+  const ids: string[] = [];
+  for (let i = 0; i < DOMAINS; i++) {
+    const domain = await registerDomain(api, key, `d${i}.kill-${process.pid}.com`);
+    await publishRecords(dns, domain);
+    ids.push(domain.id);
+  }
+  const [victim, survivor] = [await startCheckerProcess(), await startCheckerProcess()];
+  // Kill once both have probes in flight.
+  const killBy = Date.now() + 30_000;
+  while ([...probes.values()].flat().filter((p) => p.end === null).length < 20 && Date.now() < killBy) await sleep(20);
+  victim.child.kill('SIGKILL');
+  const killedAt = Date.now();
+
+  // The survivor takes over the victim's domains once their leases lapse (30 s without a heartbeat).
+  const deadline = Date.now() + 90_000;
+  let observed = 0;
+  while (Date.now() < deadline) {
+    const checks = await api.store.run((r) => r.domains.checksOf(ids));
+    observed = checks.filter((c) => c.type === 'ownership' && c.observedAt !== null).length;
+    if (observed === DOMAINS) break;
+    if (survivor.child.exitCode !== null) throw new Error(`survivor exited: ${survivor.output}`);
+    await sleep(500);
+  }
+  expect(observed).toBe(DOMAINS);
+  const checks = await api.store.run((r) => r.domains.checksOf(ids));
+  for (const type of ['ownership', 'routing', 'origin'] as const) {
+    expect(checks.filter((c) => c.type === type && c.status === 'passing')).toHaveLength(DOMAINS);
+  }
+
+  // Per hostname: probes never overlap; the ones cut by the kill were probed again afterwards.
+  let retaken = 0;
+  for (const [host, list] of probes) {
+    const sorted = [...list].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < sorted.length; i++) {
+      const previous = sorted[i - 1] as { start: number; end: number | null };
+      expect({ host, start: (sorted[i] as { start: number }).start >= (previous.end ?? Infinity) }).toEqual({ host, start: true });
+    }
+    if (sorted.length > 1 && (sorted[0]?.end ?? 0) <= killedAt + 1000) retaken += 1;
+  }
+  expect(retaken).toBeGreaterThan(0);
+  expect(probes.size).toBe(DOMAINS);
+}, 240_000);
