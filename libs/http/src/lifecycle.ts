@@ -32,11 +32,22 @@ export interface HealthState {
   ready(): boolean;
 }
 
-/** /healthz (process alive) and /readyz (ready for traffic) on METRICS_PORT. */
-export function opsHandler(health: HealthState): RequestListener {
+/** Prometheus text for /metrics (libs/metrics' processMetricsSource). */
+export interface OpsMetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
+/** /healthz (process alive), /readyz (ready for traffic) and, given a source, /metrics on METRICS_PORT. */
+export function opsHandler(health: HealthState, metrics?: OpsMetricsSource): RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
+    if (path === '/metrics' && metrics) {
+      metrics.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+      );
+    } else if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
     } else if (path === '/readyz') {
       const ready = health.ready();

@@ -1,0 +1,37 @@
+# One image for every service; the command picks which one runs:
+#   node services/api/dist/main.js | services/checker/dist/main.js |
+#   services/webhook-dispatcher/dist/main.js | services/edge-proxy/dist/main.js |
+#   services/all-in-one/dist/main.js (default) ; `cdctl migrate` for the migration Job.
+# Build: docker build -t custom-domain-service .
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+# better-sqlite3 compiles from source when no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+COPY libs/ libs/
+COPY services/ services/
+COPY tsconfig.base.json tsconfig.build.json ./
+RUN (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) \
+ && npx tsc -b tsconfig.build.json \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -rf libs/*/src services/*/src
+
+FROM node:20-bookworm-slim AS runtime
+# pg_dump for GET /operator/v1/backup; tini reaps children and forwards SIGTERM.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-client tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build --chown=root:root /src/package.json ./
+COPY --from=build --chown=root:root /src/node_modules/ node_modules/
+COPY --from=build --chown=root:root /src/libs/ libs/
+COPY --from=build --chown=root:root /src/services/ services/
+RUN ln -s /app/services/cli/bin/cdctl.js /usr/local/bin/cdctl \
+ && mkdir -p /app/data && chown node:node /app/data
+# The image's own "node" user (uid 1000); the code is owned by root, so it cannot be changed at run time.
+USER 1000:1000
+EXPOSE 8080 8081 8443 9464
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "services/all-in-one/dist/main.js"]

@@ -1,0 +1,75 @@
+{{/* Names and labels shared by every object. */}}
+{{- define "cds.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "cds.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else if contains (include "cds.name" .) .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name (include "cds.name" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "cds.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "cds.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* Selector labels of one component: call with (dict "root" $ "component" "api"). */}}
+{{- define "cds.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "cds.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "cds.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "cds.secretName" -}}
+{{- .Values.secrets.existingSecret | default (include "cds.fullname" .) -}}
+{{- end -}}
+
+{{/* The four services: name, values key and entry point inside the image. */}}
+{{- define "cds.components" -}}
+components:
+  - name: api
+    valuesKey: api
+    main: services/api/dist/main.js
+  - name: checker
+    valuesKey: checker
+    main: services/checker/dist/main.js
+  - name: webhook-dispatcher
+    valuesKey: webhookDispatcher
+    main: services/webhook-dispatcher/dist/main.js
+  - name: edge-proxy
+    valuesKey: edgeProxy
+    main: services/edge-proxy/dist/main.js
+{{- end -}}
+
+{{/* Secret-held variables: the required ones, then the optional ones. */}}
+{{- define "cds.secretKeys" -}}
+required: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, DATA_ENCRYPTION_KEY, ASSERTION_DEPLOYMENT_KEY]
+optional: [SMTP_URL]
+{{- end -}}
+
+{{/* env entries reading each secret-held variable from the Secret. */}}
+{{- define "cds.secretEnv" -}}
+{{- $keys := fromYaml (include "cds.secretKeys" .) -}}
+{{- range $keys.required }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef: { name: {{ include "cds.secretName" $ }}, key: {{ . }} }
+{{- end }}
+{{- range $keys.optional }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef: { name: {{ include "cds.secretName" $ }}, key: {{ . }}, optional: true }
+{{- end }}
+{{- end -}}

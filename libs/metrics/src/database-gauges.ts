@@ -1,0 +1,55 @@
+import type { DataStore } from '@cds/data';
+import { databaseMetrics, setDatabaseRefresh } from './definitions';
+
+/** Outbox rows counted per read: enough to tell "stuck" from "busy" without loading the table. */
+export const OUTBOX_COUNT_CAP = 1000;
+const CERTIFICATE_WINDOWS = { '7d': 7 * 86_400_000, '14d': 14 * 86_400_000 } as const;
+
+export interface DatabaseGaugeOptions {
+  /** Reads at most once per this many ms, however often Prometheus scrapes (default 10 s). */
+  readonly maxAgeMs?: number;
+  readonly now?: () => Date;
+}
+
+/**
+ * Fills the database gauges (outbox backlog, pending webhook deliveries,
+ * certificates near expiry) at scrape time. A failed read keeps the last
+ * values and counts an error, so /metrics keeps answering.
+ */
+export function watchDatabase(store: DataStore, opts: DatabaseGaugeOptions = {}): void {
+  const maxAgeMs = opts.maxAgeMs ?? 10_000;
+  const now = opts.now ?? (() => new Date());
+  const m = databaseMetrics();
+  let lastRead = 0;
+  let reading: Promise<void> | null = null;
+
+  const read = async (): Promise<void> => {
+    const at = now();
+    try {
+      const [rows, oldest] = await store.run((r) => Promise.all([r.outbox.unpublished(OUTBOX_COUNT_CAP), r.outbox.oldestUnpublishedAt()]));
+      m.outboxBacklog.set(rows.length);
+      m.outboxOldestAge.set(oldest ? Math.max(0, (at.getTime() - oldest.getTime()) / 1000) : 0);
+    } catch {
+      m.sourceErrors.inc({ source: 'outbox' });
+    }
+    try {
+      const backlog = await store.run((r) => r.diagnostics.webhookBacklog());
+      if (backlog) m.webhookPending.set(backlog.pending);
+      for (const [within, ms] of Object.entries(CERTIFICATE_WINDOWS)) {
+        const count = await store.run((r) => r.diagnostics.certificatesExpiringBefore(new Date(at.getTime() + ms)));
+        if (count !== null) m.certificatesExpiring.set({ within }, count);
+      }
+    } catch {
+      m.sourceErrors.inc({ source: 'diagnostics' });
+    }
+    lastRead = Date.now();
+  };
+
+  setDatabaseRefresh(async () => {
+    if (Date.now() - lastRead < maxAgeMs) return;
+    reading ??= read().finally(() => {
+      reading = null;
+    });
+    await reading;
+  });
+}

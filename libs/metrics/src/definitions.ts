@@ -1,0 +1,105 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { registry } from './registry';
+
+// Metric groups are registered on first use, so a process only exposes the
+// metrics of the services it runs (the API pod shows no checker series).
+function group<T>(define: (registers: Registry[]) => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= define([registry]));
+}
+
+/** Seconds: from 5 ms (an API read) to 30 s (an origin probe or webhook timeout). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
+/** Seconds a message waited: up to the longest retry delay of a broker outage. */
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600] as const;
+
+export const METRIC = {
+  httpRequests: 'cds_http_requests_total',
+  httpDuration: 'cds_http_request_duration_seconds',
+  limiterRejections: 'cds_limiter_rejections_total',
+  outboxBacklog: 'cds_outbox_backlog',
+  outboxOldestAge: 'cds_outbox_oldest_age_seconds',
+  webhookPending: 'cds_webhook_deliveries_pending',
+  certificatesExpiring: 'cds_certificates_expiring',
+  metricsSourceErrors: 'cds_metrics_source_errors_total',
+  checks: 'cds_checks_total',
+  checkDuration: 'cds_check_duration_seconds',
+  acmeOrders: 'cds_acme_orders_total',
+  acmeFailures: 'cds_acme_order_failures_total',
+  certificateExpiry: 'cds_certificate_expiry_timestamp_seconds',
+  consumed: 'cds_messages_consumed_total',
+  consumerLag: 'cds_consumer_lag_seconds',
+  deliveries: 'cds_webhook_deliveries_total',
+  deliveryDuration: 'cds_webhook_delivery_duration_seconds',
+  edgeRequests: 'cds_edge_requests_total',
+  edgeBytes: 'cds_edge_response_bytes_total',
+  edgeDuration: 'cds_edge_request_duration_seconds',
+  cacheLookups: 'cds_cache_lookups_total',
+} as const;
+
+/**
+ * HTTP servers (api; edge uses edgeMetrics). `route` is the route template, never the raw URL.
+ * `server`, not `service`: Prometheus Operator adds a `service` target label, which would rename ours.
+ */
+export const httpMetrics = group((registers) => ({
+  requests: new Counter({ name: METRIC.httpRequests, help: 'HTTP requests answered, by route template and status.', labelNames: ['server', 'method', 'route', 'status'] as const, registers }),
+  duration: new Histogram({ name: METRIC.httpDuration, help: 'Time to answer an HTTP request.', labelNames: ['server', 'method', 'route', 'status'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+}));
+
+/** Requests refused by a rate limiter. `limiter`: api_requests, auth_failures, operator_auth_failures, recheck, backup, proxied_requests_per_second, proxied_requests_per_minute. */
+export const limiterMetrics = group((registers) => ({
+  rejections: new Counter({ name: METRIC.limiterRejections, help: 'Requests refused by a rate limiter.', labelNames: ['server', 'limiter'] as const, registers }),
+}));
+
+let databaseRefresh: () => Promise<void> = () => Promise.resolve();
+
+/** What the database gauges run at scrape time (set by watchDatabase). */
+export function setDatabaseRefresh(refresh: () => Promise<void>): void {
+  databaseRefresh = refresh;
+}
+
+/** Gauges read from the database at scrape time (see watchDatabase): any process with a store may export them. */
+export const databaseMetrics = group((registers) => {
+  // prom-client awaits collect() before serializing a gauge; one cached read serves all four.
+  const collect = () => databaseRefresh();
+  return {
+    outboxBacklog: new Gauge({ name: METRIC.outboxBacklog, help: 'Outbox rows not yet published to the bus (counted up to 1000).', registers, collect }),
+    outboxOldestAge: new Gauge({ name: METRIC.outboxOldestAge, help: 'Age of the oldest unpublished outbox row; 0 when none.', registers, collect }),
+    webhookPending: new Gauge({ name: METRIC.webhookPending, help: 'Webhook deliveries waiting for an attempt.', registers, collect }),
+    certificatesExpiring: new Gauge({ name: METRIC.certificatesExpiring, help: 'Certificates whose notAfter is within the window (expired ones included).', labelNames: ['within'] as const, registers, collect }),
+    sourceErrors: new Counter({ name: METRIC.metricsSourceErrors, help: 'Failed reads of database-backed gauges.', labelNames: ['source'] as const, registers }),
+  };
+});
+
+/**
+ * checker: `check` ownership|routing|certificate|origin, `result` passing|failing|pending;
+ * ACME `result` issued|failed, failures by `reason` (the check error code);
+ * certificate expiry per certificate's hostname is too many series: one gauge of the earliest notAfter.
+ */
+export const checkerMetrics = group((registers) => ({
+  checks: new Counter({ name: METRIC.checks, help: 'Checks run, by type and result.', labelNames: ['check', 'result'] as const, registers }),
+  checkDuration: new Histogram({ name: METRIC.checkDuration, help: 'Time one check took.', labelNames: ['check'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+  acmeOrders: new Counter({ name: METRIC.acmeOrders, help: 'ACME orders finished, by result.', labelNames: ['result'] as const, registers }),
+  acmeFailures: new Counter({ name: METRIC.acmeFailures, help: 'ACME orders that failed, by reason.', labelNames: ['reason'] as const, registers }),
+  earliestCertificateExpiry: new Gauge({ name: METRIC.certificateExpiry, help: 'notAfter (Unix seconds) of the live certificate that expires first.', registers }),
+}));
+
+/** Bus consumers (checker, webhook-dispatcher, edge caches): `outcome` ack|retry|dead_letter; lag = consume time minus the message's creation time. */
+export const consumerMetrics = group((registers) => ({
+  consumed: new Counter({ name: METRIC.consumed, help: 'Messages handled, by consumer and outcome.', labelNames: ['consumer', 'outcome'] as const, registers }),
+  lag: new Histogram({ name: METRIC.consumerLag, help: 'Time from a message being written to its consumption.', labelNames: ['consumer'] as const, buckets: [...LAG_BUCKETS], registers }),
+}));
+
+/** webhook-dispatcher: `state` delivered|failed|abandoned (failed = an attempt that will be retried). */
+export const dispatcherMetrics = group((registers) => ({
+  deliveries: new Counter({ name: METRIC.deliveries, help: 'Delivery attempts, by the state they left the delivery in.', labelNames: ['state'] as const, registers }),
+  duration: new Histogram({ name: METRIC.deliveryDuration, help: 'Time of one delivery attempt.', labelNames: ['state'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+}));
+
+/** edge-proxy: per application slug (bounded by the number of tenants), `status_class` 2xx..5xx; `cache` route|certificate|assertion. */
+export const edgeMetrics = group((registers) => ({
+  requests: new Counter({ name: METRIC.edgeRequests, help: 'Requests answered by the edge, by application and status class.', labelNames: ['application', 'status_class'] as const, registers }),
+  responseBytes: new Counter({ name: METRIC.edgeBytes, help: 'Response bytes sent to clients, by application.', labelNames: ['application'] as const, registers }),
+  duration: new Histogram({ name: METRIC.edgeDuration, help: 'Time to answer a proxied request.', labelNames: ['status_class'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+  cacheLookups: new Counter({ name: METRIC.cacheLookups, help: 'Cache lookups, by cache and result (hit|miss).', labelNames: ['cache', 'result'] as const, registers }),
+}));

@@ -1,0 +1,14 @@
+export { registry, enableProcessMetrics, processMetricsSource, type MetricsSource } from './registry';
+export {
+  METRIC,
+  httpMetrics,
+  limiterMetrics,
+  databaseMetrics,
+  checkerMetrics,
+  consumerMetrics,
+  dispatcherMetrics,
+  edgeMetrics,
+} from './definitions';
+export { httpMetricsMiddleware, limiterRejectionTap, UNMATCHED_ROUTE, type HttpMetricsOptions } from './http-metrics';
+export { watchDatabase, OUTBOX_COUNT_CAP, type DatabaseGaugeOptions } from './database-gauges';
+export { routeMatcher } from './route-template';

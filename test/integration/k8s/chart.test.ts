@@ -1,0 +1,184 @@
+// The Helm chart and the kustomize tree render offline into objects that pass
+// the Kubernetes (and Prometheus Operator) schemas; values are checked by values.schema.json.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Ajv from 'ajv';
+import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROOT, validateObjects, type K8sObject } from '../../support/k8s-tools';
+
+jest.setTimeout(120_000);
+
+const VALUE_FILES = ['ci/minimal-values.yaml', 'ci/existing-secret-values.yaml', 'ci/all-variables-values.yaml'];
+const SHUTDOWN_DEADLINE_SECONDS = 25; // libs/http onShutdown's default
+
+const schema = JSON.parse(readFileSync(path.join(CHART, 'values.schema.json'), 'utf8')) as object;
+const validateValues = new Ajv({ strict: false, allErrors: true }).compile(schema);
+
+interface Container {
+  name: string;
+  command: string[];
+  resources?: { requests?: object; limits?: object };
+  livenessProbe?: { httpGet?: { path: string; port: string } };
+  readinessProbe?: { httpGet?: { path: string; port: string } };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  env?: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string } } }>;
+}
+interface PodSpec {
+  containers: Container[];
+  terminationGracePeriodSeconds?: number;
+  securityContext?: { runAsNonRoot?: boolean };
+}
+const podSpec = (o: K8sObject) => (o.spec as { template: { spec: PodSpec } }).template.spec;
+
+function writeValues(text: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-values-')), 'values.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('Helm chart', () => {
+  it('refuses to render without the secret settings and names the missing value', () => {
+    expect(renderFailure([])).toContain('secrets.DATABASE_URL is required (or set secrets.existingSecret)');
+  });
+
+  it.each(VALUE_FILES)('renders %s into valid objects from values its schema accepts', (file) => {
+    const values = mergedValues([file]);
+    expect(validateValues(values) ? [] : validateValues.errors).toEqual([]);
+    const objects = renderChart([file]).map((r) => r.object);
+    expect(objects.length).toBeGreaterThan(10);
+    expect(validateObjects(objects)).toEqual([]);
+  });
+
+  it.each(VALUE_FILES)('%s: each service has probes, limits and a grace period above its shutdown deadline', (file) => {
+    const deployments = ofKind(renderChart([file]).map((r) => r.object), 'Deployment');
+    expect(deployments.map((d) => podSpec(d).containers[0]?.command)).toEqual([
+      ['node', 'services/api/dist/main.js'],
+      ['node', 'services/checker/dist/main.js'],
+      ['node', 'services/webhook-dispatcher/dist/main.js'],
+      ['node', 'services/edge-proxy/dist/main.js'],
+    ]);
+    for (const deployment of deployments) {
+      const spec = podSpec(deployment);
+      const [container] = spec.containers;
+      expect(container?.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+      expect(container?.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+      expect(container?.resources?.requests).toBeDefined();
+      expect(container?.resources?.limits).toBeDefined();
+      expect(spec.securityContext?.runAsNonRoot).toBe(true);
+      const preStop = Number(container?.lifecycle?.preStop?.exec?.command[1]);
+      expect(preStop).toBeGreaterThan(0);
+      expect(spec.terminationGracePeriodSeconds).toBeGreaterThan(preStop + SHUTDOWN_DEADLINE_SECONDS);
+    }
+  });
+
+  it('writes the Secret before the migration Job runs cdctl migrate', () => {
+    const objects = renderChart(['ci/minimal-values.yaml']).map((r) => r.object);
+    const [secret] = ofKind(objects, 'Secret');
+    const [job] = ofKind(objects, 'Job');
+    expect(job?.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    expect(secret?.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    expect(Number(secret?.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(Number(job?.metadata.annotations?.['helm.sh/hook-weight']));
+    expect(podSpec(job as K8sObject).containers[0]?.command).toEqual(['cdctl', 'migrate']);
+    expect(Buffer.from(secret?.data?.DATABASE_URL ?? '', 'base64').toString()).toMatch(/^postgres:\/\//);
+  });
+
+  it('serves the API on a ClusterIP Service and the edge on a LoadBalancer at 80 and 443', () => {
+    const services = ofKind(renderChart(['ci/minimal-values.yaml']).map((r) => r.object), 'Service');
+    const byName = new Map(services.map((s) => [s.metadata.name, s.spec as { type?: string; ports: Array<{ port: number }> }]));
+    expect(byName.get('release-custom-domain-service-api')?.type).toBe('ClusterIP');
+    const edge = byName.get('release-custom-domain-service-edge-proxy');
+    expect(edge?.type).toBe('LoadBalancer');
+    expect(edge?.ports.map((p) => p.port)).toEqual([80, 443]);
+  });
+
+  it('uses an existing Secret, and adds autoscalers, ServiceMonitors and alert rules when asked', () => {
+    const objects = renderChart(['ci/existing-secret-values.yaml']).map((r) => r.object);
+    expect(ofKind(objects, 'Secret')).toEqual([]);
+    const refs = ofKind(objects, 'Deployment').flatMap((d) => podSpec(d).containers.flatMap((c) => c.env ?? []).map((e) => e.valueFrom?.secretKeyRef?.name));
+    expect(new Set(refs)).toEqual(new Set(['cds-credentials']));
+    expect(ofKind(objects, 'HorizontalPodAutoscaler').map((h) => h.metadata.name).sort()).toEqual(['release-custom-domain-service-api', 'release-custom-domain-service-edge-proxy']);
+    expect(ofKind(objects, 'ServiceMonitor')).toHaveLength(4);
+    expect(ofKind(objects, 'PrometheusRule')).toHaveLength(1);
+    expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(4);
+  });
+
+  it('keeps ServiceMonitors and alert rules off by default and ships one dashboard ConfigMap per service', () => {
+    const objects = renderChart(['ci/minimal-values.yaml']).map((r) => r.object);
+    expect(ofKind(objects, 'ServiceMonitor')).toEqual([]);
+    expect(ofKind(objects, 'PrometheusRule')).toEqual([]);
+    const dashboards = ofKind(objects, 'ConfigMap').filter((c) => c.metadata.labels?.grafana_dashboard === '1');
+    expect(dashboards.map((d) => Object.keys(d.data ?? {})[0])).toEqual(['api.json', 'checker.json', 'webhook-dispatcher.json', 'edge-proxy.json']);
+    for (const d of dashboards) expect(() => JSON.parse(Object.values(d.data ?? {})[0] ?? '')).not.toThrow();
+  });
+
+  it('refuses values with a misspelled variable or an unknown key', () => {
+    expect(validateValues(mergedValues([writeValues('config:\n  LOG_LEVL: debug\n')]))).toBe(false);
+    expect(validateValues(mergedValues([writeValues('secrets:\n  OPERATOR_TOKN: x\n')]))).toBe(false);
+    expect(validateValues(mergedValues([writeValues('apii:\n  replicas: 2\n')]))).toBe(false);
+    expect(validateValues(mergedValues([writeValues('config:\n  LOG_LEVEL: debug\n')]))).toBe(true);
+  });
+
+  it('fails on output that is not YAML and flags objects the API server would refuse', () => {
+    const notYaml = writeValues('image:\n  pullPolicy: "[Always"\n');
+    expect(() => renderChart(['ci/minimal-values.yaml', notYaml])).toThrow(/deployments\.yaml: document \d+ is not valid YAML/);
+    const badReplicas = writeValues('api:\n  replicas: two\n');
+    const objects = renderChart(['ci/minimal-values.yaml', badReplicas]).map((r) => r.object);
+    expect(validateObjects(objects)).toEqual([expect.stringContaining('Deployment release-custom-domain-service-api: data/spec/replicas must be integer')]);
+  });
+});
+
+describe('kustomize tree', () => {
+  it.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('%s renders offline into valid objects', (dir) => {
+    const objects = kustomize(dir);
+    expect(ofKind(objects, 'Deployment')).toHaveLength(4);
+    expect(validateObjects(objects)).toEqual([]);
+  });
+
+  it('prod autoscales api and edge and carries the monitoring objects; dev generates its own Secret', () => {
+    const prod = kustomize('k8s/overlays/prod');
+    expect(ofKind(prod, 'HorizontalPodAutoscaler').map((h) => h.metadata.name).sort()).toEqual(['cds-api', 'cds-edge-proxy']);
+    expect(ofKind(prod, 'ServiceMonitor')).toHaveLength(4);
+    const dev = kustomize('k8s/overlays/dev');
+    expect(ofKind(dev, 'Secret').map((s) => s.metadata.name)).toEqual(['cds-secrets']);
+    expect(ofKind(dev, 'ServiceMonitor')).toEqual([]);
+  });
+
+  it('ships the same dashboards and alert rules as the chart', () => {
+    const chartDashboards = path.join(CHART, 'files/dashboards');
+    const names = readdirSync(chartDashboards).sort();
+    expect(readdirSync(path.join(ROOT, 'k8s/base/dashboards')).sort()).toEqual(names);
+    for (const name of names) {
+      expect(readFileSync(path.join(ROOT, 'k8s/base/dashboards', name), 'utf8')).toBe(readFileSync(path.join(chartDashboards, name), 'utf8'));
+    }
+    const chartRule = ofKind(renderChart(['ci/existing-secret-values.yaml']).map((r) => r.object), 'PrometheusRule')[0];
+    const kustomizeRule = ofKind(kustomize('k8s/overlays/prod'), 'PrometheusRule')[0];
+    expect(kustomizeRule?.spec).toEqual(chartRule?.spec);
+  });
+
+  it('holds the same objects as the chart renders for release "cds", less what only Helm needs', () => {
+    const values = path.join(ROOT, 'test/fixtures/helm/kustomize-base-values.yaml');
+    const fromChart = renderChart([values], 'cds').map((r) => withoutHelmMarks(r.object));
+    const fromKustomize = [...kustomize('k8s/base'), ...kustomize('k8s/components/monitoring')]
+      .filter((o) => !o.metadata.name.startsWith('cds-dashboard-'))
+      .map(withoutHelmMarks);
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+    expect(fromKustomize.map(key).sort()).toEqual(fromChart.map(key).sort());
+    const byKey = new Map(fromChart.map((o) => [key(o), o]));
+    for (const o of fromKustomize) expect(o).toEqual(byKey.get(key(o)));
+  });
+});
+
+/** Drops what differs by tool only: Helm's chart label, managed-by, hook and checksum annotations. */
+function withoutHelmMarks(object: K8sObject): K8sObject {
+  const copy = JSON.parse(JSON.stringify(object)) as K8sObject;
+  const clean = (meta?: { labels?: Record<string, string>; annotations?: Record<string, string> }) => {
+    if (!meta) return;
+    delete meta.labels?.['helm.sh/chart'];
+    delete meta.labels?.['app.kubernetes.io/managed-by'];
+    for (const k of Object.keys(meta.annotations ?? {})) if (k.startsWith('helm.sh/') || k.startsWith('checksum/')) delete meta.annotations?.[k];
+    if (meta.annotations && Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  };
+  clean(copy.metadata);
+  clean((copy.spec as { template?: { metadata?: K8sObject['metadata'] } } | undefined)?.template?.metadata);
+  return copy;
+}

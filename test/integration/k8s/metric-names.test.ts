@@ -1,0 +1,129 @@
+// Every metric the dashboards and alert rules query exists on a running
+// service's /metrics: the built all-in-one process, scraped over HTTP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CHART, ROOT } from '../../support/k8s-tools';
+
+jest.setTimeout(120_000);
+
+const PROMQL_WORDS = new Set(['by', 'without', 'and', 'or', 'unless', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'inf', 'nan']);
+
+/** Metric names in a PromQL expression: identifiers left once label matchers, groupings, ranges, strings and function calls are removed. */
+function metricNames(expr: string): string[] {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ');
+  const names = [...bare.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)]
+    // A word followed by "(" is a function or aggregation, not a metric.
+    .filter((m) => !/^\s*\(/.test(bare.slice((m.index ?? 0) + m[0].length)))
+    .map((m) => m[0])
+    .filter((w) => !PROMQL_WORDS.has(w.toLowerCase()));
+  return [...new Set(names)];
+}
+
+function dashboardExpressions(): Array<{ where: string; expr: string }> {
+  const dir = path.join(CHART, 'files/dashboards');
+  return readdirSync(dir).flatMap((file) => {
+    const board = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    return board.panels.flatMap((p) => p.targets.map((t) => ({ where: `${file}: ${p.title}`, expr: t.expr })));
+  });
+}
+
+function alertExpressions(): Array<{ where: string; expr: string }> {
+  const text = readFileSync(path.join(CHART, 'files/alerts.yaml'), 'utf8');
+  return [...text.matchAll(/- alert: (\S+)\n\s+expr: (.+)/g)].map((m) => ({ where: `alert ${m[1]}`, expr: m[2] ?? '' }));
+}
+
+/** Names of the series a scrape offers: every `# TYPE` family, with a histogram's _bucket, _sum and _count. */
+function exposedNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+    const [, name = '', type] = m;
+    names.add(name);
+    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
+    if (type === 'summary') for (const s of ['_sum', '_count']) names.add(name + s);
+  }
+  return names;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`all-in-one exited with ${child.exitCode}: ${output()}`);
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`all-in-one not ready: ${output()}`);
+}
+
+describe('metric names in dashboards and alert rules', () => {
+  let child: ChildProcess;
+  let dir: string;
+  let scraped: Set<string>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'cds-metrics-'));
+    const [api, metrics, http, https] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH, HOME: process.env.HOME,
+      API_PORT: String(api), METRICS_PORT: String(metrics), EDGE_HTTP_PORT: String(http), EDGE_HTTPS_PORT: String(https),
+      DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, LOG_LEVEL: 'error',
+    };
+    let output = '';
+    child = spawn('node', [path.join(ROOT, 'services/all-in-one/dist/main.js')], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    await waitReady(`http://127.0.0.1:${metrics}/readyz`, child, () => output);
+    // One API request, so the HTTP families carry samples too.
+    expect((await fetch(`http://127.0.0.1:${api}/v1/domains`)).status).toBe(401);
+    const answer = await fetch(`http://127.0.0.1:${metrics}/metrics`);
+    expect(answer.headers.get('content-type')).toContain('text/plain');
+    const text = await answer.text();
+    expect(text).toMatch(/^cds_http_requests_total\{server="api",method="GET",route="\/v1\/domains",status="401"\} 1$/m);
+    scraped = exposedNames(text);
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads metric names out of PromQL', () => {
+    expect(metricNames('histogram_quantile(0.95, sum by (le, route) (rate(cds_x_bucket{job="api",a=~"5.."}[5m]))) > 1')).toEqual(['cds_x_bucket']);
+    expect(metricNames('absent(up{job="a"}) or max(b) / sum(increase(c_total[10m]))')).toEqual(['up', 'b', 'c_total']);
+  });
+
+  it.each([
+    ['dashboards', dashboardExpressions],
+    ['alert rules', alertExpressions],
+  ])('finds every metric the %s use', (_what, expressions) => {
+    const list = expressions();
+    expect(list.length).toBeGreaterThan(3);
+    const missing = list.flatMap(({ where, expr }) => metricNames(expr).filter((n) => !scraped.has(n)).map((n) => `${where}: ${n}`));
+    expect(missing).toEqual([]);
+  });
+});
