@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of POST /v1/domains (make bench-api). In one run, on one fresh
 # PostgreSQL database:
-#   1. the all-in-one service (in-process bus) pinned to CPU 0, loaded by wrk
+#   1. the API service alone (split mode: its outbox relayed to RabbitMQ, in a
+#      throwaway vhost, so no checker work shares its CPU) pinned to CPU 0, loaded by wrk
 #      pinned to CPU 1: 32 connections, every request a new hostname;
 #   2. the reference: pgbench pinned to CPU 1 sending the same statements as
 #      the API's create transaction, 32 clients, same duration.
@@ -52,6 +53,7 @@ stop_service() {
 cleanup() {
   stop_service
   dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
+  rabbitmqctl delete_vhost "$vhost" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -66,6 +68,9 @@ percentile() { awk -v p="$2" '{v[NR]=$1} END {i=int((p*NR+99)/100); if(i<1)i=1; 
 # --- 1. database and service ------------------------------------------------
 log "database $db"
 createdb "$db"
+vhost="$db"
+rabbitmqctl add_vhost "$vhost" >/dev/null
+rabbitmqctl set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
 node services/cli/dist/main.js migrate >/dev/null
 api_port=$(free_port)
@@ -73,11 +78,11 @@ metrics_port=$(free_port)
 operator_token=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
 (
   cd "$work"
-  exec env -u AMQP_URL API_PORT="$api_port" METRICS_PORT="$metrics_port" LOG_LEVEL=warn \
+  exec env AMQP_URL="amqp://guest:guest@127.0.0.1:5672/$vhost" API_PORT="$api_port" METRICS_PORT="$metrics_port" LOG_LEVEL=warn \
     OPERATOR_TOKEN="$operator_token" \
     DATA_ENCRYPTION_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')" \
     ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
-    taskset -c 0 node "$ROOT/services/all-in-one/dist/main.js"
+    taskset -c 0 node "$ROOT/services/api/dist/main.js"
 ) >"$work/service.log" 2>&1 &
 svc_pid=$!
 for _ in $(seq 1 60); do
@@ -126,7 +131,7 @@ api_commits=$(awk -v c=$((commits1 - commits0)) -v n="$api_requests" 'BEGIN {pri
 stop_service
 
 # --- 4. pgbench reference on the same database, from empty tables again ------
-psql -d "$db" -qc "TRUNCATE domain_checks, domains, outbox" >/dev/null
+psql -d "$db" -qc "TRUNCATE domain_checks, domains, outbox CASCADE" >/dev/null
 run_pgbench() { # seconds [extra args]
   local secs=$1; shift
   taskset -c 1 pgbench -n -M extended -c "$CONNECTIONS" -j "$THREADS" -T "$secs" \
