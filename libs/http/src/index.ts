@@ -10,3 +10,4 @@ export * from './operator-auth';
 export * from './lifecycle';
 export * from './origin-probe';
 export * from './access-log';
+export * from './resolve-addresses';

@@ -1,6 +1,6 @@
 import { promises as dns } from 'node:dns';
 
-/** Per question to a configured server; the URL test must answer within a request. */
+/** Per question to a configured server. */
 const RESOLVER_OPTIONS = { timeout: 2000, tries: 2 };
 
 /** Errors that mean "no address of that family", not a resolver failure. */
@@ -17,7 +17,9 @@ async function orNone(lookup: Promise<string[]>): Promise<string[]> {
 
 /**
  * Every IPv4 and IPv6 address of `hostname`: from `servers` (DNS_SERVERS)
- * when set, else from the system resolver. [] when the name has none.
+ * when set, else from the system resolver; [] when it has none. The API's
+ * webhook URL test and the dispatcher's connect-time check both use it, so
+ * create time and connect time agree.
  */
 export async function resolveAddresses(hostname: string, servers: readonly string[]): Promise<string[]> {
   if (servers.length === 0) {
