@@ -170,10 +170,11 @@ export interface SettingsRepository {
 /** Fixed-window counters shared by every process that uses the database. */
 export interface RateCountersRepository {
   /**
-   * Adds one hit to `key` in the window of `windowSeconds` that contains `now`,
+   * Adds one hit to `key` in the window of `windowSeconds` that contains `now`
+   * (clock-aligned; `anchored`: a window that starts at its first hit),
    * returning the count after the hit and when the window ends.
    */
-  hit(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }>;
+  hit(key: string, windowSeconds: number, now: Date, opts?: { anchored?: boolean }): Promise<{ count: number; resetAt: Date }>;
   /** Current count without adding a hit. */
   peek(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }>;
   deleteExpired(now: Date): Promise<number>;

@@ -23,8 +23,10 @@ function state(count: number, limit: number, resetAt: Date, now: Date): WindowSt
  * Counts one hit against a fixed window kept in the database, so every replica
  * shares the budget. `allowed` is false once the count passes the limit.
  */
-export async function hitWindow(counters: RateCountersRepository, key: string, limit: number, windowSeconds: number, now: Date): Promise<WindowState> {
-  const { count, resetAt } = await counters.hit(key, windowSeconds, now);
+export async function hitWindow(
+  counters: RateCountersRepository, key: string, limit: number, windowSeconds: number, now: Date, opts: { anchored?: boolean } = {},
+): Promise<WindowState> {
+  const { count, resetAt } = await counters.hit(key, windowSeconds, now, opts);
   return state(count, limit, resetAt, now);
 }
 

@@ -61,4 +61,12 @@ describe('rate counters repository', () => {
     expect(await ctx.store.run((r) => r.rateCounters.peek('current', 60, t(2)))).toEqual({ count: 1, resetAt: t(60_000) });
     expect(await ctx.store.run((r) => r.rateCounters.peek('ends-now', 60, t(-1)))).toEqual({ count: 0, resetAt: t(0) });
   });
+  it('anchors a window at its first hit when asked, so a limit per 60 s holds across a minute boundary', async () => {
+    const hit = (ms: number) => ctx.store.run((r) => r.rateCounters.hit('anchored', 60, t(ms), { anchored: true }));
+    expect(await hit(59_900)).toEqual({ count: 1, resetAt: t(119_900) });
+    // A clock-aligned window would start again at t(60_000); the anchored one still counts.
+    expect(await hit(60_100)).toEqual({ count: 2, resetAt: t(119_900) });
+    expect(await hit(119_899)).toEqual({ count: 3, resetAt: t(119_900) });
+    expect(await hit(119_900)).toEqual({ count: 1, resetAt: t(179_900) });
+  });
 });

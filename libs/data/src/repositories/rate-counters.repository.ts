@@ -16,6 +16,18 @@ const HIT = `
     window_start = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
   RETURNING "count", reset_at`;
 
+// Anchored windows start at their first hit and last `windowSeconds` from it,
+// for limits stated as "one per N seconds" that a clock-aligned window would
+// let through twice across a boundary.
+const HIT_ANCHORED = `
+  INSERT INTO rate_counters ("key", window_start, reset_at, "count")
+  VALUES (:key, :windowStart, :resetAt, 1)
+  ON CONFLICT ("key") DO UPDATE SET
+    "count" = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters."count" + 1 ELSE 1 END,
+    reset_at = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters.reset_at ELSE excluded.reset_at END,
+    window_start = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
+  RETURNING "count", reset_at`;
+
 /** The fixed window of `windowSeconds` that contains `now`: [floor(epoch / window) * window, + window). */
 function windowOf(windowSeconds: number, now: Date): { windowStart: Date; resetAt: Date } {
   if (!(windowSeconds > 0)) throw new RangeError(`windowSeconds must be positive (got ${windowSeconds}).`);
@@ -31,8 +43,9 @@ export class TypeOrmRateCountersRepository implements RateCountersRepository {
     this.rows = manager.getRepository<RateCounterRow>(ENTITY.rateCounter);
   }
 
-  async hit(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }> {
-    const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, HIT, { key, ...windowOf(windowSeconds, now) });
+  async hit(key: string, windowSeconds: number, now: Date, opts: { anchored?: boolean } = {}): Promise<{ count: number; resetAt: Date }> {
+    const window = opts.anchored ? { windowStart: now, resetAt: new Date(now.getTime() + windowSeconds * 1000) } : windowOf(windowSeconds, now);
+    const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, opts.anchored ? HIT_ANCHORED : HIT, { key, ...window });
     if (!row) throw new Error('Rate counter upsert returned no row.');
     return { count: numberFromDb(row.count), resetAt: timestampFromDb(row.reset_at) };
   }

@@ -19,9 +19,10 @@ export async function recheckDomain(ctx: UseCaseContext, application: Applicatio
     if (domain.deletedAt) {
       throw new AppError('invalid_status_transition', 'A deleted domain cannot be rechecked.', { status: domain.status });
     }
-    const perDomain = await hitWindow(r.rateCounters, `recheck:domain:${domain.id}`, PER_DOMAIN.limit, PER_DOMAIN.windowSeconds, at);
+    // Anchored windows: "1 per 60 s" must hold across minute boundaries too.
+    const perDomain = await hitWindow(r.rateCounters, `recheck:domain:${domain.id}`, PER_DOMAIN.limit, PER_DOMAIN.windowSeconds, at, { anchored: true });
     if (!perDomain.allowed) throw refuse(perDomain, 'This domain was rechecked less than 60 seconds ago');
-    const perApp = await hitWindow(r.rateCounters, `recheck:app:${application.id}`, PER_APPLICATION.limit, PER_APPLICATION.windowSeconds, at);
+    const perApp = await hitWindow(r.rateCounters, `recheck:app:${application.id}`, PER_APPLICATION.limit, PER_APPLICATION.windowSeconds, at, { anchored: true });
     if (!perApp.allowed) throw refuse(perApp, 'The application has used its 60 rechecks for this hour');
     const [current] = await withChecks(r, [domain], ctx.edgeTarget);
     return { resource: current as DomainResource, domainId: domain.id };
