@@ -71,20 +71,55 @@ export const databaseMetrics = group((registers) => {
   };
 });
 
+const expirySources = new Set<() => Date | null>();
+
+/**
+ * Adds a reader of the earliest notAfter a checker knows (read at scrape
+ * time; the gauge shows the earliest over all readers). Returns its removal.
+ */
+export function watchCertificateExpiry(source: () => Date | null): () => void {
+  expirySources.add(source);
+  return () => {
+    expirySources.delete(source);
+  };
+}
+
+/** The earliest of the readers' answers, in Unix seconds; 0 when none knows a certificate. */
+function earliestExpirySeconds(): number {
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const source of expirySources) {
+    const at = source();
+    if (at) earliest = Math.min(earliest, at.getTime() / 1000);
+  }
+  return Number.isFinite(earliest) ? earliest : 0;
+}
+
 /**
  * checker: `check` ownership|routing|certificate|origin, `result` passing|failing|pending;
  * ACME `result` issued|failed, failures by `reason` (the check error code);
  * certificate expiry per certificate's hostname is too many series: one gauge of the earliest notAfter.
  */
-export const checkerMetrics = group((registers) => ({
-  checks: new Counter({ name: METRIC.checks, help: 'Checks run, by type and result.', labelNames: ['check', 'result'] as const, registers }),
-  checkDuration: new Histogram({ name: METRIC.checkDuration, help: 'Time one check took.', labelNames: ['check'] as const, buckets: [...LATENCY_BUCKETS], registers }),
-  acmeOrders: new Counter({ name: METRIC.acmeOrders, help: 'ACME orders finished, by result.', labelNames: ['result'] as const, registers }),
-  acmeFailures: new Counter({ name: METRIC.acmeFailures, help: 'ACME orders that failed, by reason.', labelNames: ['reason'] as const, registers }),
-  earliestCertificateExpiry: new Gauge({ name: METRIC.certificateExpiry, help: 'notAfter (Unix seconds) of the live certificate that expires first.', registers }),
-}));
+export const checkerMetrics = group((registers) => {
+  const earliestCertificateExpiry: Gauge = new Gauge({
+    name: METRIC.certificateExpiry,
+    help: 'notAfter (Unix seconds) of the live certificate (both DNS checks pass) that expires first, among those this checker saw in its recent runs; 0 when none.',
+    registers,
+    collect: () => earliestCertificateExpiry.set(earliestExpirySeconds()),
+  });
+  return {
+    checks: new Counter({ name: METRIC.checks, help: 'Checks run, by type and result.', labelNames: ['check', 'result'] as const, registers }),
+    checkDuration: new Histogram({ name: METRIC.checkDuration, help: 'Time one check took.', labelNames: ['check'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+    acmeOrders: new Counter({ name: METRIC.acmeOrders, help: 'ACME orders finished, by result.', labelNames: ['result'] as const, registers }),
+    acmeFailures: new Counter({ name: METRIC.acmeFailures, help: 'ACME orders that failed, by reason.', labelNames: ['reason'] as const, registers }),
+    earliestCertificateExpiry,
+  };
+});
 
-/** Bus consumers (checker, webhook-dispatcher, edge caches): `outcome` ack|retry|dead_letter; lag = consume time minus the message's creation time. */
+/**
+ * Bus consumers (checker, webhook-dispatcher, edge caches), counted around the handler (see meteredHandler):
+ * `outcome` ack (handled) | retry (the handler failed: the bus retries the message, or dead-letters it after its last retry);
+ * lag = consume time minus the message's creation time, for messages that carry it.
+ */
 export const consumerMetrics = group((registers) => ({
   consumed: new Counter({ name: METRIC.consumed, help: 'Messages handled, by consumer and outcome.', labelNames: ['consumer', 'outcome'] as const, registers }),
   lag: new Histogram({ name: METRIC.consumerLag, help: 'Time from a message being written to its consumption.', labelNames: ['consumer'] as const, buckets: [...LAG_BUCKETS], registers }),

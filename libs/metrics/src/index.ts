@@ -12,3 +12,6 @@ export {
 export { httpMetricsMiddleware, limiterRejectionTap, UNMATCHED_ROUTE, type HttpMetricsOptions } from './http-metrics';
 export { watchDatabase, OUTBOX_COUNT_CAP, type DatabaseGaugeOptions } from './database-gauges';
 export { routeMatcher } from './route-template';
+export { watchCertificateExpiry } from './definitions';
+export { ExpiryTracker } from './expiry-tracker';
+export { meteredHandler, CONSUMER_OUTCOMES, type MeteredHandlerOptions } from './metered-handler';

@@ -18,9 +18,11 @@ import {
   type CheckType,
 } from '@cds/core';
 import type { CertificateRow, CheckRow, DataStore, DomainRow, LeasedDomain } from '@cds/data';
+import type { ExpiryTracker } from '@cds/metrics';
 import type { IssuedCertificate, CertificateIssuer } from './certificates/issuer';
 import { IssuanceError } from './certificates/issuer';
 import { renewalDue } from './certificates/renewal';
+import { countAcmeOrder, countChecks, timedCheck } from './checker-metrics';
 import type { MessagingLogger } from '@cds/messaging';
 import type { DnsLookups } from './dns-lookups';
 import { observeOrigin, type OriginProbeSettings } from './observe-origin';
@@ -36,6 +38,8 @@ export interface CheckDomainDeps {
   intervalLive: number;
   now: () => Date;
   logger: MessagingLogger;
+  /** Where the notAfter of each checked domain's certificate goes (the expiry gauge). */
+  seenCertificates?: ExpiryTracker;
 }
 
 export type CheckRunResult = 'checked' | 'skipped_deleted' | 'lease_lost';
@@ -45,6 +49,8 @@ type Outcomes = { [T in CheckType]: CheckOutcome<T> };
 interface CertificateStep {
   outcome: CheckOutcome<'certificate'>;
   issued: IssuedCertificate | null;
+  /** The notAfter of the certificate the domain serves with after this step; null without one or without both DNS checks (no traffic reaches it, none is renewed). */
+  notAfter: Date | null;
 }
 
 async function certificateStep(deps: CheckDomainDeps, domain: DomainRow, ownership: CheckOutcome, routing: CheckOutcome, now: Date): Promise<CertificateStep> {
@@ -52,22 +58,26 @@ async function certificateStep(deps: CheckDomainDeps, domain: DomainRow, ownersh
   const gate = certificateGate(ownership, routing);
   const existing = current && current.domainId === domain.id ? current : null;
   // Without both DNS checks, an existing certificate is only judged, never renewed.
-  if (gate) return { outcome: (existing && evaluateCertificate(existing, now)) || gate, issued: null };
+  if (gate) return { outcome: (existing && evaluateCertificate(existing, now)) || gate, issued: null, notAfter: null };
+  const kept = existing?.notAfter ?? null;
   const window = existing && deps.issuer.renewalWindow ? await deps.issuer.renewalWindow(existing.pemChain).catch(() => null) : null;
   if (existing && !renewalDue(existing.notAfter, now, window)) {
-    return { outcome: evaluateCertificate(existing, now) as CheckOutcome<'certificate'>, issued: null };
+    return { outcome: evaluateCertificate(existing, now) as CheckOutcome<'certificate'>, issued: null, notAfter: kept };
   }
+  const acme = deps.issuer.kind === 'acme';
   try {
     const issued = await deps.issuer.issue(domain.hostname);
-    return { outcome: { status: 'passing', errorCode: null, message: null }, issued };
+    if (acme) countAcmeOrder(null);
+    return { outcome: { status: 'passing', errorCode: null, message: null }, issued, notAfter: issued.notAfter };
   } catch (err) {
+    const code = err instanceof IssuanceError ? err.code : 'certificate_issuance_failed';
+    if (acme) countAcmeOrder(code);
     // A renewal that fails leaves a still valid certificate passing.
     const stillValid = existing ? evaluateCertificate(existing, now) : null;
-    if (stillValid?.status === 'passing') return { outcome: stillValid, issued: null };
-    const code = err instanceof IssuanceError ? err.code : 'certificate_issuance_failed';
+    if (stillValid?.status === 'passing') return { outcome: stillValid, issued: null, notAfter: kept };
     const message = err instanceof Error ? err.message : String(err);
     deps.logger.warn('certificate issuance failed', { domain_id: domain.id, hostname: domain.hostname, code, error: message });
-    return { outcome: { status: 'failing', errorCode: code, message }, issued: null };
+    return { outcome: { status: 'failing', errorCode: code, message }, issued: null, notAfter: kept };
   }
 }
 
@@ -89,19 +99,23 @@ export async function checkDomain(deps: CheckDomainDeps, leased: LeasedDomain, l
   const { store } = deps;
   const domain = await store.run((r) => r.domains.find(leased.applicationId, leased.id, true));
   if (!domain || domain.deletedAt) {
+    deps.seenCertificates?.forget(leased.id);
     await store.run((r) => r.checkRuns.release(leased.id, leasedBy));
     return 'skipped_deleted';
   }
   const startedAt = deps.now();
   const [txt, cnames, originSeen] = await Promise.all([
-    deps.dns.txt(challengeRecordName(domain.hostname)),
-    deps.dns.cnameChain(domain.hostname),
-    observeOrigin(store, domain, deps.origin, startedAt),
+    timedCheck('ownership', () => deps.dns.txt(challengeRecordName(domain.hostname))),
+    timedCheck('routing', () => deps.dns.cnameChain(domain.hostname)),
+    timedCheck('origin', () => observeOrigin(store, domain, deps.origin, startedAt)),
   ]);
   const ownership = evaluateOwnership(domain.hostname, domain.challengeToken, txt);
   const routing = evaluateRouting(domain.hostname, deps.edgeTarget, cnames);
-  const certificate = await certificateStep(deps, domain, ownership, routing, startedAt);
+  const certificate = await timedCheck('certificate', () => certificateStep(deps, domain, ownership, routing, startedAt));
   const outcomes: Outcomes = { ownership, routing, certificate: certificate.outcome, origin: evaluateOrigin(originSeen) };
+  countChecks(outcomes);
+  if (certificate.notAfter) deps.seenCertificates?.see(domain.id, certificate.notAfter, deps.now());
+  else deps.seenCertificates?.forget(domain.id);
   return recordRun(deps, leased, leasedBy, outcomes, certificate.issued);
 }
 

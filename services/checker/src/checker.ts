@@ -5,11 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '@cds/config';
 import type { DataStore, LeasedDomain } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/http';
-import type { Bus, MessagingLogger, Subscription } from '@cds/messaging';
+import type { Bus, Delivery, MessagingLogger, Subscription } from '@cds/messaging';
+import { meteredHandler } from '@cds/metrics';
 import type { CertificateIssuer } from './certificates/issuer';
 import { AcmeIssuer } from './certificates/acme-issuer';
 import { InternalCa } from './certificates/internal-ca';
 import { checkDomain, type CheckDomainDeps } from './check-domain';
+import { initCheckerMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
 
 /** The durable queue of `domain.check.requested`, shared by checker replicas. */
@@ -65,6 +67,8 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   const checkerId = deps.checkerId ?? randomUUID();
+  initCheckerMetrics();
+  const seen = watchSeenCertificates(2 * config.checkIntervalLive + leaseMs, now);
   const run: CheckDomainDeps = {
     store,
     dns: createDnsLookups(config.dnsServers),
@@ -80,6 +84,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     intervalLive: config.checkIntervalLive,
     now,
     logger,
+    seenCertificates: seen.tracker,
   };
 
   const running = new Set<Promise<void>>();
@@ -170,13 +175,14 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     queue: CHECKER_QUEUE,
     routingKeys: ['domain.check.requested'],
     prefetch: concurrency,
-    handler: async (message) => {
+    // The message carries no creation time: the checker's consumer counts outcomes, no lag.
+    handler: meteredHandler(CHECKER_QUEUE, async (message: Delivery) => {
       if (message.routingKey !== 'domain.check.requested' || stopped) return;
       const at = now();
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
       if (leased) await runLeased(leased);
-    },
+    }),
   });
   schedule();
   kick();
@@ -190,6 +196,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       clearInterval(heartbeat);
       await subscription.cancel();
       await Promise.allSettled([...running]);
+      seen.unwatch();
     },
   };
 }

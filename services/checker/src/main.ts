@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '@cds/config';
 import { createDataStore, outboxSource } from '@cds/data';
 import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
 import { createLogger } from '@cds/logging';
+import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { connectAmqpBus, startOutboxRelay } from '@cds/messaging';
 import { startChecker } from './checker';
 
@@ -17,8 +18,9 @@ async function main(): Promise<void> {
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
   const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
 
+  enableProcessMetrics();
   let accepting = true;
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }), config.metricsPort, config.bindAddress);
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
   logger.info('checker started', { checker_id: checker.checkerId, metrics: config.metricsPort, database: store.kind });
 
   onShutdown(

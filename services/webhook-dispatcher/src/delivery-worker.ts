@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { decryptSecret, retryDelayAfter, type DeliveryState } from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
 import type { MessagingLogger } from '@cds/messaging';
+import { countAttempt } from './dispatcher-metrics';
 import { GroupCommit } from './group-commit';
 import { sendDelivery, type AttemptOutcome, type SendOptions } from './send-delivery';
 
@@ -172,6 +173,8 @@ export class DeliveryWorker {
     // Revoked after the lease was taken: the revocation abandoned the delivery; send nothing.
     if (!subscription || subscription.status !== 'active') return;
     const startedAt = this.opts.now();
+    // Wall time for the histogram: `now` may be a test's clock.
+    const started = performance.now();
     const outcome: AttemptOutcome =
       secrets.length === 0
         ? { delivered: false, statusCode: null, error: 'the subscription has no signing secret' }
@@ -184,6 +187,7 @@ export class DeliveryWorker {
     const delay = outcome.delivered ? null : retryDelayAfter(attempt, this.opts.retrySchedule);
     const state: DeliveryState = outcome.delivered ? 'delivered' : delay === null ? 'abandoned' : 'pending';
     const nextAttemptAt = delay === null ? null : new Date(finishedAt.getTime() + delay);
+    countAttempt(state, (performance.now() - started) / 1000);
     try {
       const written = await this.outcomes.add({
         leaseId,

@@ -1,7 +1,9 @@
 import type { Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
-import type { Bus, EventEmittedPayload, MessagingLogger } from '@cds/messaging';
+import type { Bus, Delivery, EventEmittedPayload, MessagingLogger } from '@cds/messaging';
+import { meteredHandler } from '@cds/metrics';
 import { DeliveryWorker } from './delivery-worker';
+import { initDispatcherMetrics } from './dispatcher-metrics';
 import { fanOutEvents } from './fan-out';
 import { GroupCommit } from './group-commit';
 import { guardedAgent } from './guarded-agent';
@@ -40,6 +42,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
   const { config, logger, store, bus } = deps;
   const now = deps.now ?? (() => new Date());
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  initDispatcherMetrics();
   const policy = { dnsServers: config.dnsServers, allowPrivateCidrs: config.webhookAllowPrivateCidrs };
   const agent = guardedAgent(policy, config.webhookCaBundle, concurrency);
   const worker = new DeliveryWorker({
@@ -57,11 +60,16 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
     queue: DISPATCHER_QUEUE,
     routingKeys: ['event.emitted'],
     prefetch: PREFETCH,
-    handler: async (message) => {
-      if (message.routingKey !== 'event.emitted') return;
-      // Acknowledged once its deliveries are committed; a failure retries the message.
-      if ((await fanOut.add(message.payload)) > 0) worker.kick();
-    },
+    handler: meteredHandler(
+      DISPATCHER_QUEUE,
+      async (message: Delivery) => {
+        if (message.routingKey !== 'event.emitted') return;
+        // Acknowledged once its deliveries are committed; a failure retries the message.
+        if ((await fanOut.add(message.payload)) > 0) worker.kick();
+      },
+      // An event's created_at is when its outbox row was written; a redelivery's lag was counted the first time.
+      { writtenAt: (message) => (message.routingKey === 'event.emitted' && !message.redelivered ? new Date(message.payload.created_at) : null) },
+    ),
   });
   worker.start();
   return {

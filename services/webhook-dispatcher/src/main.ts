@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '@cds/config';
 import { createDataStore } from '@cds/data';
 import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
 import { createLogger } from '@cds/logging';
+import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { connectAmqpBus } from '@cds/messaging';
 import { startDispatcher } from './dispatcher';
 
@@ -16,8 +17,9 @@ async function main(): Promise<void> {
   const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'webhook-dispatcher' });
   const dispatcher = await startDispatcher({ config, logger, store, bus });
 
+  enableProcessMetrics();
   let accepting = true;
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }), config.metricsPort, config.bindAddress);
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
   logger.info('webhook dispatcher started', { metrics: config.metricsPort, database: store.kind });
 
   onShutdown(

@@ -80,6 +80,7 @@ describe('metric names in dashboards and alert rules', () => {
   let child: ChildProcess;
   let dir: string;
   let scraped: Set<string>;
+  let text: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'cds-metrics-'));
@@ -98,7 +99,7 @@ describe('metric names in dashboards and alert rules', () => {
     expect((await fetch(`http://127.0.0.1:${api}/v1/domains`)).status).toBe(401);
     const answer = await fetch(`http://127.0.0.1:${metrics}/metrics`);
     expect(answer.headers.get('content-type')).toContain('text/plain');
-    const text = await answer.text();
+    text = await answer.text();
     expect(text).toMatch(/^cds_http_requests_total\{server="api",method="GET",route="\/v1\/domains",status="401"\} 1$/m);
     scraped = exposedNames(text);
   });
@@ -115,6 +116,28 @@ describe('metric names in dashboards and alert rules', () => {
   it('reads metric names out of PromQL', () => {
     expect(metricNames('histogram_quantile(0.95, sum by (le, route) (rate(cds_x_bucket{job="api",a=~"5.."}[5m]))) > 1')).toEqual(['cds_x_bucket']);
     expect(metricNames('absent(up{job="a"}) or max(b) / sum(increase(c_total[10m]))')).toEqual(['up', 'b', 'c_total']);
+  });
+
+  // The checker and the dispatcher run in this process: their series exist before a first check or delivery.
+  it.each([
+    'cds_checks_total{check="certificate",result="failing"} 0',
+    'cds_check_duration_seconds_count{check="origin"} 0',
+    'cds_acme_orders_total{result="issued"} 0',
+    'cds_acme_order_failures_total{reason="caa_forbids_issuance"} 0',
+    'cds_certificate_expiry_timestamp_seconds 0',
+    'cds_messages_consumed_total{consumer="checker",outcome="retry"} 0',
+    'cds_consumer_lag_seconds_count{consumer="webhook-dispatcher"} 0',
+    'cds_webhook_deliveries_total{state="abandoned"} 0',
+    'cds_webhook_delivery_duration_seconds_count{state="delivered"} 0',
+  ])('shows %s before any work', (series) => {
+    expect(text.split('\n')).toContain(series);
+  });
+
+  it('has dashboards that query the checker and dispatcher families', () => {
+    const used = new Set(dashboardExpressions().flatMap(({ expr }) => metricNames(expr)));
+    for (const name of ['cds_checks_total', 'cds_acme_orders_total', 'cds_certificate_expiry_timestamp_seconds', 'cds_consumer_lag_seconds_bucket', 'cds_webhook_deliveries_total', 'cds_webhook_delivery_duration_seconds_bucket']) {
+      expect([name, used.has(name)]).toEqual([name, true]);
+    }
   });
 
   it.each([

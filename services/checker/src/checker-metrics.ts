@@ -1,0 +1,54 @@
+// The checker's metrics: checks by type and result with their duration, ACME
+// orders and their failures, and the earliest expiry among the live
+// certificates its runs saw (those of domains whose DNS checks pass: the ones
+// traffic reaches and the checker renews). Every known label set is present at zero from the start, so a
+// dashboard or an alert finds its series before the first check.
+import { CHECK_STATUSES, CHECK_TYPES, type CheckOutcome, type CheckType } from '@cds/core';
+import { checkerMetrics, ExpiryTracker, watchCertificateExpiry } from '@cds/metrics';
+import type { IssuanceError } from './certificates/issuer';
+
+export const ACME_ORDER_RESULTS = { issued: 'issued', failed: 'failed' } as const;
+/** The certificate check's error codes an ACME order can end with. */
+export const ACME_FAILURE_REASONS = ['certificate_issuance_failed', 'caa_forbids_issuance'] as const satisfies ReadonlyArray<IssuanceError['code']>;
+
+export function initCheckerMetrics(): void {
+  const m = checkerMetrics();
+  for (const check of CHECK_TYPES) {
+    for (const result of CHECK_STATUSES) m.checks.inc({ check, result }, 0);
+    m.checkDuration.zero({ check });
+  }
+  for (const result of Object.values(ACME_ORDER_RESULTS)) m.acmeOrders.inc({ result }, 0);
+  for (const reason of ACME_FAILURE_REASONS) m.acmeFailures.inc({ reason }, 0);
+}
+
+/** Runs one check's work and observes how long it took, failed or not. */
+export async function timedCheck<T>(check: CheckType, work: () => Promise<T>): Promise<T> {
+  const end = checkerMetrics().checkDuration.startTimer({ check });
+  try {
+    return await work();
+  } finally {
+    end();
+  }
+}
+
+export function countChecks(outcomes: { [T in CheckType]: CheckOutcome<T> }): void {
+  const { checks } = checkerMetrics();
+  for (const check of CHECK_TYPES) checks.inc({ check, result: outcomes[check].status });
+}
+
+/** One finished ACME order: null when it issued, else the certificate check's error code. */
+export function countAcmeOrder(failure: IssuanceError['code'] | null): void {
+  const m = checkerMetrics();
+  m.acmeOrders.inc({ result: failure ? ACME_ORDER_RESULTS.failed : ACME_ORDER_RESULTS.issued });
+  if (failure) m.acmeFailures.inc({ reason: failure });
+}
+
+/**
+ * The certificates this checker's runs saw, read at scrape time. An entry
+ * lives two live-check intervals plus a lease: every live domain is checked
+ * within that time, by this replica or another.
+ */
+export function watchSeenCertificates(ttlMs: number, now: () => Date): { tracker: ExpiryTracker; unwatch: () => void } {
+  const tracker = new ExpiryTracker(ttlMs);
+  return { tracker, unwatch: watchCertificateExpiry(() => tracker.earliest(now())) };
+}
