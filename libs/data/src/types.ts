@@ -163,6 +163,8 @@ export interface OutboxRepository {
 export interface SettingsRepository {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
+  /** Writes the key only when it is absent, atomically across processes; true when this call wrote it. */
+  setIfAbsent(key: string, value: string): Promise<boolean>;
   /** Removes the key (no-op when absent). */
   delete(key: string): Promise<void>;
 }
@@ -170,11 +172,11 @@ export interface SettingsRepository {
 /** Fixed-window counters shared by every process that uses the database. */
 export interface RateCountersRepository {
   /**
-   * Adds one hit to `key` in the window of `windowSeconds` that contains `now`
+   * Adds `amount` hits (default 1) to `key` in the window of `windowSeconds` that contains `now`
    * (clock-aligned; `anchored`: a window that starts at its first hit),
    * returning the count after the hit and when the window ends.
    */
-  hit(key: string, windowSeconds: number, now: Date, opts?: { anchored?: boolean }): Promise<{ count: number; resetAt: Date }>;
+  hit(key: string, windowSeconds: number, now: Date, opts?: { anchored?: boolean; amount?: number }): Promise<{ count: number; resetAt: Date }>;
   /** Current count without adding a hit. */
   peek(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }>;
   deleteExpired(now: Date): Promise<number>;

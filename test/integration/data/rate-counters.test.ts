@@ -24,6 +24,16 @@ describe('rate counters repository', () => {
     expect(await hit(61_000)).toEqual({ count: 3, resetAt: t(120_000) });
   });
 
+  it('adds a batch of hits at once and refuses a batch that is not a positive integer', async () => {
+    const hit = (ms: number, amount: number) => ctx.store.run((r) => r.rateCounters.hit('k-batch', 60, t(ms), { amount }));
+    expect(await hit(1, 10)).toEqual({ count: 10, resetAt: t(60_000) });
+    expect(await hit(2, 5)).toEqual({ count: 15, resetAt: t(60_000) });
+    expect(await ctx.store.run((r) => r.rateCounters.hit('k-batch', 60, t(3)))).toEqual({ count: 16, resetAt: t(60_000) });
+    expect(await hit(60_001, 7)).toEqual({ count: 7, resetAt: t(120_000) });
+    await expect(hit(60_002, 0)).rejects.toThrow(RangeError);
+    await expect(hit(60_002, 1.5)).rejects.toThrow(RangeError);
+  });
+
   it('peeks without counting', async () => {
     const peek = (ms: number) => ctx.store.run((r) => r.rateCounters.peek('k2', 60, t(ms)));
     expect(await peek(0)).toEqual({ count: 0, resetAt: t(60_000) });

@@ -9,9 +9,9 @@ import type { RateCountersRepository } from '../types';
 // therefore never moves the window back and resets the count.
 const HIT = `
   INSERT INTO rate_counters ("key", window_start, reset_at, "count")
-  VALUES (:key, :windowStart, :resetAt, 1)
+  VALUES (:key, :windowStart, :resetAt, :amount)
   ON CONFLICT ("key") DO UPDATE SET
-    "count" = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters."count" + 1 ELSE 1 END,
+    "count" = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters."count" + :amount ELSE :amount END,
     reset_at = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.reset_at ELSE excluded.reset_at END,
     window_start = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
   RETURNING "count", reset_at`;
@@ -21,9 +21,9 @@ const HIT = `
 // let through twice across a boundary.
 const HIT_ANCHORED = `
   INSERT INTO rate_counters ("key", window_start, reset_at, "count")
-  VALUES (:key, :windowStart, :resetAt, 1)
+  VALUES (:key, :windowStart, :resetAt, :amount)
   ON CONFLICT ("key") DO UPDATE SET
-    "count" = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters."count" + 1 ELSE 1 END,
+    "count" = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters."count" + :amount ELSE :amount END,
     reset_at = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters.reset_at ELSE excluded.reset_at END,
     window_start = CASE WHEN rate_counters.reset_at > excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
   RETURNING "count", reset_at`;
@@ -43,9 +43,11 @@ export class TypeOrmRateCountersRepository implements RateCountersRepository {
     this.rows = manager.getRepository<RateCounterRow>(ENTITY.rateCounter);
   }
 
-  async hit(key: string, windowSeconds: number, now: Date, opts: { anchored?: boolean } = {}): Promise<{ count: number; resetAt: Date }> {
+  async hit(key: string, windowSeconds: number, now: Date, opts: { anchored?: boolean; amount?: number } = {}): Promise<{ count: number; resetAt: Date }> {
+    const amount = opts.amount ?? 1;
+    if (!Number.isSafeInteger(amount) || amount < 1) throw new RangeError(`amount must be a positive integer (got ${amount}).`);
     const window = opts.anchored ? { windowStart: now, resetAt: new Date(now.getTime() + windowSeconds * 1000) } : windowOf(windowSeconds, now);
-    const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, opts.anchored ? HIT_ANCHORED : HIT, { key, ...window });
+    const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, opts.anchored ? HIT_ANCHORED : HIT, { key, amount, ...window });
     if (!row) throw new Error('Rate counter upsert returned no row.');
     return { count: numberFromDb(row.count), resetAt: timestampFromDb(row.reset_at) };
   }

@@ -1,11 +1,18 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY, type SettingRow } from '../entities';
+import { queryRows } from '../sql';
 import type { SettingsRepository } from '../types';
+
+// Insert-or-nothing in one statement: of several processes racing for a key, exactly one gets a row back.
+const INSERT_IF_ABSENT = `
+  INSERT INTO settings ("key", value, updated_at) VALUES (:key, :value, :updatedAt)
+  ON CONFLICT ("key") DO NOTHING
+  RETURNING "key"`;
 
 export class TypeOrmSettingsRepository implements SettingsRepository {
   private readonly rows: Repository<SettingRow>;
 
-  constructor(manager: EntityManager) {
+  constructor(private readonly manager: EntityManager) {
     this.rows = manager.getRepository<SettingRow>(ENTITY.setting);
   }
 
@@ -15,6 +22,11 @@ export class TypeOrmSettingsRepository implements SettingsRepository {
 
   async set(key: string, value: string): Promise<void> {
     await this.rows.upsert({ key, value, updatedAt: new Date() }, ['key']);
+  }
+
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    const written = await queryRows(this.manager, INSERT_IF_ABSENT, { key, value, updatedAt: new Date() });
+    return written.length === 1;
   }
 
   async delete(key: string): Promise<void> {
