@@ -30,6 +30,8 @@ export function closeServer(server: http.Server): Promise<void> {
 export interface HealthState {
   /** False once shutdown began or while a dependency the service cannot work without is down. */
   ready(): boolean;
+  /** Extra state for /readyz, which then answers JSON `{ready, ...detail}` (the edge's control-plane reachability). */
+  detail?(): Record<string, unknown>;
 }
 
 /** Prometheus text for /metrics (libs/metrics' processMetricsSource). */
@@ -51,7 +53,8 @@ export function opsHandler(health: HealthState, metrics?: OpsMetricsSource): Req
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
     } else if (path === '/readyz') {
       const ready = health.ready();
-      res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ready\n' : 'not ready\n');
+      if (health.detail) res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ready, ...health.detail() }));
+      else res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ready\n' : 'not ready\n');
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     }

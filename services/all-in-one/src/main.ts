@@ -10,6 +10,7 @@ import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/m
 import { createApp } from '@cds/api';
 import { startDispatcher } from '@cds/webhook-dispatcher';
 import { startChecker } from '@cds/checker';
+import { startEdgeService } from '@cds/edge-proxy';
 
 const DATA_DIR = path.resolve('data');
 
@@ -29,14 +30,16 @@ async function main(): Promise<void> {
   watchDatabase(store);
   let accepting = true;
   const api = await listen(createApp({ config, logger, store, afterCommit: () => relay.kick() }), config.apiPort, config.bindAddress);
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
+  const edge = await startEdgeService({ config, logger, store, bus });
+  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy(), detail: () => edge.detail() }, processMetricsSource), config.metricsPort, config.bindAddress);
 
   const apiUrl = `http://${config.bindAddress}:${config.apiPort}`;
-  logger.info('all-in-one started', { api: apiUrl, metrics: config.metricsPort, database: store.kind });
+  logger.info('all-in-one started', { api: apiUrl, edge_https: edge.edge.httpsPort, edge_http: edge.edge.httpPort, metrics: config.metricsPort, database: store.kind });
   const tokenSource = secrets.generated.includes('OPERATOR_TOKEN') || !process.env.OPERATOR_TOKEN ? secrets.operatorTokenFile : 'the OPERATOR_TOKEN variable';
   process.stdout.write(
     `\nCustom Domain Service (all-in-one) is running.\n` +
       `  API:            ${apiUrl}  (OpenAPI: ${apiUrl}/v1/openapi.json)\n` +
+      `  Edge:           https://<your domain>:${edge.edge.httpsPort}  (plain HTTP: ${edge.edge.httpPort})\n` +
       `  Operator token: ${tokenSource}\n` +
       `  Health:         http://${config.bindAddress}:${config.metricsPort}/healthz\n\n`,
   );
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
     [
       ['readiness off', () => { accepting = false; }],
       ['stop accepting and drain', () => closeServer(api)],
+      ['stop edge: drain requests, flush counters', () => edge.stop(20_000)],
       ['stop checker', () => checker.stop()],
       ['stop relay', () => relay.stop()],
       ['stop webhook dispatcher', () => dispatcher.stop()],

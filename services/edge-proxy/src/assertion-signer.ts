@@ -1,0 +1,88 @@
+// The X-Custom-Domain-Assertion the edge adds to every forwarded request
+// (DECISIONS §4). Tokens are cached per domain for under a minute; the
+// application's signing key is re-read every second or so, and a cached token
+// is only used while its key is still the one that signs, so a revoked key
+// stops being used on every edge within 2 s.
+import { LRUCache } from 'lru-cache';
+import { decryptSecret, selectSigningKey, signAssertion } from '@cds/core';
+import type { DataStore } from '@cds/data';
+import { RefreshingCache } from './refreshing-cache';
+import type { DomainRoute } from './route-table';
+
+export interface SigningKey {
+  kid: string;
+  secret: string;
+}
+
+interface CachedToken {
+  token: string;
+  kid: string;
+  reference: string;
+  signedAt: number;
+}
+
+/** Under a minute, as the contract asks; the token itself is valid for 300 s. */
+export const TOKEN_REUSE_MS = 50_000;
+
+export interface AssertionSignerOptions {
+  store: DataStore;
+  dataEncryptionKey: Buffer;
+  deploymentKey: SigningKey;
+  now?: () => number;
+  onLoad?: (ok: boolean, error?: unknown) => void;
+}
+
+export class AssertionSigner {
+  private readonly keys: RefreshingCache<SigningKey>;
+  private readonly tokens = new LRUCache<string, CachedToken>({ max: 100_000 });
+  private readonly now: () => number;
+
+  constructor(opts: AssertionSignerOptions) {
+    this.now = opts.now ?? Date.now;
+    this.keys = new RefreshingCache<SigningKey>({
+      load: async (applicationId) => {
+        const rows = await opts.store.run((r) => r.assertionKeys.list(applicationId));
+        const key = selectSigningKey(rows, opts.deploymentKey);
+        return 'secretSealed' in key ? { kid: key.kid, secret: decryptSecret(key.secretSealed, opts.dataEncryptionKey) } : key;
+      },
+      // Revocation must reach every edge within 2 s: reload after 0.5 s in the background, wait for it after 1.5 s.
+      softTtlMs: 500,
+      hardTtlMs: 1_500,
+      max: 50_000,
+      now: this.now,
+      onLoad: opts.onLoad,
+    });
+  }
+
+  /** The cached token when it can be used as is (no promise on the hot path). */
+  peek(route: DomainRoute): string | undefined {
+    const key = this.keys.peek(route.application.id);
+    if (!key) return undefined;
+    const cached = this.tokens.get(route.domainId);
+    if (cached && cached.kid === key.kid && cached.reference === route.reference && this.now() - cached.signedAt < TOKEN_REUSE_MS) return cached.token;
+    return undefined;
+  }
+
+  async assertionFor(route: DomainRoute): Promise<string> {
+    const ready = this.peek(route);
+    if (ready !== undefined) return ready;
+    const key = await this.keys.get(route.application.id);
+    const signedAt = this.now();
+    const token = await signAssertion({
+      kid: key.kid,
+      secret: key.secret,
+      slug: route.application.slug,
+      domainId: route.domainId,
+      hostname: route.hostname,
+      reference: route.reference,
+      now: new Date(signedAt),
+    });
+    this.tokens.set(route.domainId, { token, kid: key.kid, reference: route.reference, signedAt });
+    return token;
+  }
+
+  /** A domain left: its token goes too. */
+  forget(domainId: string): void {
+    this.tokens.delete(domainId);
+  }
+}

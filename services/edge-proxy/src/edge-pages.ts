@@ -1,0 +1,32 @@
+// The answers the edge gives itself (DECISIONS §5): plain text that says which.
+import type { ServerResponse } from 'node:http';
+
+/** Seconds a client should wait before asking again for a domain that is not ready. */
+export const NOT_READY_RETRY_AFTER_SECONDS = 60;
+
+export const PAGES = {
+  badRequest: { status: 400, text: 'Bad request: a Host header naming the site is required.\n' },
+  unknownHostname: { status: 404, text: 'Unknown hostname: no site is configured for this name.\n' },
+  misdirected: { status: 421, text: 'Misdirected request: the Host header does not match the TLS server name.\n' },
+  pendingDns: { status: 503, text: 'This domain is not ready yet: its DNS records, certificate or origin are still being checked.\n' },
+  attentionRequired: { status: 503, text: 'This domain is temporarily unavailable: a check is failing and its owner has been told.\n' },
+  noOrigin: { status: 502, text: 'The application has no active origin.\n' },
+  unavailable: { status: 503, text: 'Temporarily unavailable: the edge cannot look this name up right now.\n' },
+  rateLimited: { status: 429, text: 'Too many requests for this application; retry later.\n' },
+} as const;
+
+export type Page = (typeof PAGES)[keyof typeof PAGES];
+
+export function sendPage(res: ServerResponse, page: Page, headers: Record<string, string | number> = {}): void {
+  res.writeHead(page.status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(page.text), ...headers });
+  res.end(page.text);
+}
+
+/** The name in a Host header: lowercased, port and one trailing dot removed; null when absent or empty. */
+export function hostName(host: string | undefined): string | null {
+  if (!host) return null;
+  const lower = host.toLowerCase();
+  const name = lower.startsWith('[') ? lower.slice(0, lower.indexOf(']') + 1) : lower.replace(/:\d*$/, '');
+  const trimmed = name.endsWith('.') ? name.slice(0, -1) : name;
+  return trimmed === '' ? null : trimmed;
+}

@@ -1,0 +1,294 @@
+// The edge: an HTTPS listener that picks the certificate by SNI and forwards
+// ready domains to their application's origin, and a plain-HTTP listener for
+// ACME HTTP-01 answers and redirects. Serving path: SNI -> certificate cache ->
+// Host check -> route cache -> limits -> assertion -> forwarder -> counters.
+import { randomBytes } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { SecureContext, TLSSocket } from 'node:tls';
+import type { DataStore } from '@cds/data';
+import type { Bus, Subscription } from '@cds/messaging';
+import { AssertionSigner } from './assertion-signer';
+import { createCertificateStore, sniName } from './certificate-store';
+import { answerChallenge } from './challenge-responder';
+import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
+import { hostName, NOT_READY_RETRY_AFTER_SECONDS, PAGES, sendPage, type Page } from './edge-pages';
+import { clientAddress, isWebSocketUpgrade, originRequestHeaders } from './forward-headers';
+import { Forwarder, type ForwardOutcome } from './forwarder';
+import { ProxyLimiter, type LimitVerdict } from './proxy-limiter';
+import { createRouteTable, type DomainRoute, type Route } from './route-table';
+
+export interface EdgeLogger {
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+  error(message: string, meta?: Record<string, unknown>): void;
+}
+
+/** Where forwarded requests are counted (the traffic counter). */
+export interface TrafficSink {
+  record(applicationId: string, responseBytes: number): void;
+}
+
+/** What the edge reports per answered request (metrics). */
+export interface EdgeObserver {
+  answered(slug: string | null, status: number, bytes: number, seconds: number): void;
+  cacheLookup(cache: 'route' | 'certificate' | 'assertion', hit: boolean): void;
+  limited(limit: string): void;
+  controlPlane(state: ControlPlaneState): void;
+}
+
+export interface EdgeOptions {
+  store: DataStore;
+  logger: EdgeLogger;
+  /** Fan-out of domain changes; without it the caches' TTLs alone bound staleness. */
+  bus?: Bus;
+  traffic: TrafficSink;
+  observer?: EdgeObserver;
+  httpsPort: number;
+  httpPort: number;
+  bindAddress: string;
+  dataEncryptionKey: Buffer;
+  deploymentKey: { kid: string; secret: string };
+  originTimeoutMs: number;
+  originCa?: string | null;
+  /** Time a client has to send its request headers: then 408. */
+  headersTimeoutMs?: number;
+}
+
+export interface Edge {
+  readonly httpsPort: number;
+  readonly httpPort: number;
+  controlPlane(): ControlPlaneState;
+  /** Graceful: refuses new connections, lets requests in flight finish (up to `graceMs`), then cuts the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const EMPTY_OBSERVER: EdgeObserver = { answered() {}, cacheLookup() {}, limited() {}, controlPlane() {} };
+
+function listenOn(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** A raw HTTP answer on a socket that has no ServerResponse (parse errors, refused upgrades). */
+function rawAnswer(socket: Duplex, status: number, reason: string, text: string, extra = ''): void {
+  if (!socket.writable) return void socket.destroy();
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`);
+}
+
+export async function startEdge(opts: EdgeOptions): Promise<Edge> {
+  const { store, logger } = opts;
+  const observer = opts.observer ?? EMPTY_OBSERVER;
+  const health = new ControlPlaneHealth((state) => {
+    observer.controlPlane(state);
+    if (state.reachable) logger.info('control plane reachable again', { ...state });
+    else logger.warn('control plane unreachable: serving from cache', { ...state });
+  });
+  const onLoad = (ok: boolean, error?: unknown) => health.record(ok, error);
+  const routes = createRouteTable({ store, onLoad });
+  const certificates = createCertificateStore({ store, dataEncryptionKey: opts.dataEncryptionKey, onLoad });
+  const signer = new AssertionSigner({ store, dataEncryptionKey: opts.dataEncryptionKey, deploymentKey: opts.deploymentKey, onLoad });
+  const limiter = new ProxyLimiter({ store, onError: (err) => health.record(false, err) });
+  const forwarder = new Forwarder({ originTimeoutMs: opts.originTimeoutMs, originCa: opts.originCa });
+  const sweeper = setInterval(() => limiter.sweep(), 10_000).unref();
+
+  let subscription: Subscription | null = null;
+  if (opts.bus) {
+    subscription = await opts.bus.subscribe({
+      queue: `edge-cache.${randomBytes(6).toString('hex')}`,
+      exclusive: true,
+      routingKeys: ['domain.changed'],
+      handler: async (message) => {
+        if (message.routingKey !== 'domain.changed') return;
+        routes.invalidate(message.payload.hostname);
+        certificates.invalidate(message.payload.hostname);
+        signer.forget(message.payload.domain_id);
+      },
+    });
+  }
+
+  /** The route, from the cache when it can be used as is. Throws only when the database is away and the name was never seen. */
+  async function routeOf(name: string): Promise<Route> {
+    const cached = routes.peek(name);
+    observer.cacheLookup('route', cached !== undefined);
+    return cached ?? routes.get(name);
+  }
+
+  function pageOf(route: Route): Page | null {
+    if (route.kind === 'unknown') return PAGES.unknownHostname;
+    if (route.status === 'pending_dns') return PAGES.pendingDns;
+    if (route.status !== 'ready') return PAGES.attentionRequired;
+    if (route.originUrl === null) return PAGES.noOrigin;
+    return null;
+  }
+
+  function answerPage(res: ServerResponse, page: Page, slug: string | null, started: number, headers?: Record<string, string | number>): void {
+    sendPage(res, page, headers ?? (page.status === 503 ? { 'retry-after': NOT_READY_RETRY_AFTER_SECONDS } : {}));
+    observer.answered(slug, page.status, 0, (performance.now() - started) / 1000);
+  }
+
+  /** Checks shared by requests and upgrades: SNI = Host, a ready domain with an origin, limits. A page when refused. */
+  async function admit(req: IncomingMessage): Promise<{ route: DomainRoute; assertion: string } | { page: Page; slug: string | null; headers?: Record<string, string | number> }> {
+    const servername = (req.socket as TLSSocket).servername;
+    const sni = typeof servername === 'string' ? sniName(servername) : null;
+    const host = hostName(req.headers.host);
+    if (host === null) return { page: PAGES.badRequest, slug: null };
+    if (host !== sni) return { page: PAGES.misdirected, slug: null };
+    const route = await routeOf(sni);
+    const page = pageOf(route);
+    if (page || route.kind !== 'domain') return { page: page ?? PAGES.unknownHostname, slug: route.kind === 'domain' ? route.application.slug : null };
+    const pending = limiter.check(route.application);
+    const verdict: LimitVerdict = 'allowed' in pending ? pending : await pending;
+    if (!verdict.allowed) {
+      observer.limited(verdict.limit ?? 'proxied_requests');
+      return { page: PAGES.rateLimited, slug: route.application.slug, headers: { 'retry-after': verdict.retryAfter } };
+    }
+    const cachedAssertion = signer.peek(route);
+    observer.cacheLookup('assertion', cachedAssertion !== undefined);
+    return { route, assertion: cachedAssertion ?? (await signer.assertionFor(route)) };
+  }
+
+  function forwardContext(req: IncomingMessage, assertion: string) {
+    return { clientAddress: clientAddress(req.socket.remoteAddress), host: req.headers.host as string, proto: 'https' as const, assertion };
+  }
+
+  function counted(route: DomainRoute, started: number): (outcome: ForwardOutcome) => void {
+    return (outcome) => {
+      if (outcome.answered) opts.traffic.record(route.application.id, outcome.bytes);
+      observer.answered(route.application.slug, outcome.status, outcome.bytes, (performance.now() - started) / 1000);
+    };
+  }
+
+  async function serveHttps(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const admitted = await admit(req);
+    if ('page' in admitted) return answerPage(res, admitted.page, admitted.slug, started, admitted.headers);
+    const { route, assertion } = admitted;
+    forwarder.forward(req, res, route.originUrl as string, originRequestHeaders(req.rawHeaders, forwardContext(req, assertion)), counted(route, started));
+  }
+
+  async function upgradeHttps(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const started = performance.now();
+    if (!isWebSocketUpgrade(req.headers.upgrade)) return rawAnswer(socket, 400, 'Bad Request', 'Only WebSocket upgrades are proxied.\n');
+    const admitted = await admit(req);
+    if ('page' in admitted) {
+      const extra = admitted.headers ? Object.entries(admitted.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') : '';
+      return rawAnswer(socket, admitted.page.status, http.STATUS_CODES[admitted.page.status] ?? '', admitted.page.text, extra);
+    }
+    const { route, assertion } = admitted;
+    const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, assertion));
+    forwarder.upgrade(req, socket, head, route.originUrl as string, headers, counted(route, started));
+  }
+
+  function failed(res: ServerResponse, err: unknown): void {
+    logger.warn('edge request failed', { error: err instanceof Error ? err.message : String(err) });
+    if (!res.headersSent) sendPage(res, PAGES.unavailable, { 'retry-after': 5 });
+    else res.destroy();
+  }
+
+  const headersTimeout = opts.headersTimeoutMs ?? 10_000;
+  const serverOptions = {
+    // Slow or endless headers: 408 after headersTimeout; oversized ones: 431 (Node's 16 KiB default).
+    headersTimeout,
+    requestTimeout: Math.max(headersTimeout, 300_000),
+    keepAliveTimeout: 5_000,
+    // How often Node looks for connections past those timeouts (its default, 30 s, would let a slow client sit far longer).
+    connectionsCheckingInterval: 1_000,
+  };
+
+  const httpsServer = https.createServer(
+    {
+      ...serverOptions,
+      // No certificate here on purpose: a handshake without SNI has nothing to be shown and fails.
+      minVersion: 'TLSv1.2',
+      ALPNProtocols: ['http/1.1'],
+      SNICallback: (servername, cb) => {
+        const name = sniName(servername);
+        if (name === null) return cb(new Error('unrecognized name'));
+        const cached = certificates.peek(name);
+        observer.cacheLookup('certificate', cached !== undefined);
+        const answer = (entry: { context: SecureContext | null }) =>
+          entry.context ? cb(null, entry.context) : cb(new Error(`no certificate for ${name}`));
+        if (cached) return answer(cached);
+        certificates.get(name).then(answer, (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))));
+      },
+    },
+    (req, res) => void serveHttps(req, res).catch((err: unknown) => failed(res, err)),
+  );
+  // Upgraded sockets leave the HTTP server's bookkeeping: close() cuts them itself.
+  const upgraded = new Set<Duplex>();
+  httpsServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    upgradeHttps(req, socket, head).catch(() => rawAnswer(socket, 503, 'Service Unavailable', PAGES.unavailable.text));
+  });
+
+  /** The bound HTTPS port (known after listen), for redirects. */
+  let httpsPort = opts.httpsPort;
+  const httpServer = http.createServer(serverOptions, (req, res) => void servePlain(req, res).catch((err: unknown) => failed(res, err)));
+
+  async function servePlain(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    if (url.startsWith('/.well-known/acme-challenge/')) {
+      const { status, body } = await answerChallenge(store, req.method, url);
+      res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) }).end(body);
+      return;
+    }
+    const host = hostName(req.headers.host);
+    if (host === null) return answerPage(res, PAGES.badRequest, null, started);
+    const route = await routeOf(host);
+    const page = pageOf(route);
+    if (route.kind === 'domain' && (page === null || page === PAGES.noOrigin)) {
+      const port = httpsPort === 443 ? '' : `:${httpsPort}`;
+      res.writeHead(308, { location: `https://${host}${port}${url.startsWith('/') ? url : '/'}`, 'content-length': 0 }).end();
+      return;
+    }
+    answerPage(res, page ?? PAGES.unknownHostname, route.kind === 'domain' ? route.application.slug : null, started);
+  }
+
+  // Malformed requests never reach a handler: answer what can be answered, then close.
+  for (const server of [httpsServer, httpServer]) {
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+      const code = err.code ?? '';
+      if (code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+      if (code === 'HPE_HEADER_OVERFLOW') return rawAnswer(socket, 431, 'Request Header Fields Too Large', 'Request headers too large.\n');
+      if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawAnswer(socket, 408, 'Request Timeout', 'Request timed out.\n');
+      rawAnswer(socket, 400, 'Bad Request', 'Malformed request.\n');
+    });
+  }
+  // Not TLS, a refused SNI, a client that left mid-handshake: drop the socket, nothing to answer.
+  httpsServer.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());
+
+  httpsPort = await listenOn(httpsServer, opts.httpsPort, opts.bindAddress);
+  const httpPort = await listenOn(httpServer, opts.httpPort, opts.bindAddress);
+  logger.info('edge listening', { https: httpsPort, http: httpPort });
+
+  return {
+    httpsPort,
+    httpPort,
+    controlPlane: () => health.state(),
+    async close(graceMs = 20_000) {
+      clearInterval(sweeper);
+      const closing = Promise.all([httpsServer, httpServer].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+      httpsServer.closeIdleConnections();
+      httpServer.closeIdleConnections();
+      const deadline = setTimeout(() => {
+        httpsServer.closeAllConnections();
+        httpServer.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
+      }, graceMs);
+      await closing;
+      clearTimeout(deadline);
+      await subscription?.cancel();
+      await forwarder.close();
+    },
+  };
+}

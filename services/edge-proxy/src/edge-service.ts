@@ -1,0 +1,56 @@
+// The edge as a service: listeners, traffic counters, the fair-use watch and
+// metrics, from the validated configuration. main.ts and the all-in-one start it.
+import { readFileSync } from 'node:fs';
+import type { Config } from '@cds/config';
+import type { DataStore } from '@cds/data';
+import type { Logger } from '@cds/logging';
+import type { Bus } from '@cds/messaging';
+import { edgeMetricsObserver } from './edge-metrics';
+import { startEdge, type Edge } from './edge-server';
+import { createFairUseWatch } from './fair-use';
+import { TrafficCounter } from './traffic-counter';
+
+export interface EdgeServiceDeps {
+  config: Config;
+  logger: Logger;
+  store: DataStore;
+  bus?: Bus;
+}
+
+export interface EdgeService {
+  readonly edge: Edge;
+  /** For /readyz: the edge stays ready while it serves from cache, and says so. */
+  detail(): Record<string, unknown>;
+  /** Refuses new connections, lets requests in flight finish, then flushes the counters. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeService> {
+  const { config, logger, store } = deps;
+  const fairUse = createFairUseWatch({ store, logger, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom });
+  const traffic = new TrafficCounter({ store, logger, afterFlush: (ids) => fairUse.check(ids) });
+  traffic.start();
+  const edge = await startEdge({
+    store,
+    logger,
+    bus: deps.bus,
+    traffic,
+    observer: edgeMetricsObserver(),
+    httpsPort: config.edgeHttpsPort,
+    httpPort: config.edgeHttpPort,
+    bindAddress: config.bindAddress,
+    dataEncryptionKey: config.dataEncryptionKey,
+    deploymentKey: { kid: config.assertionDeploymentKid, secret: config.assertionDeploymentKey },
+    originTimeoutMs: config.originTimeout,
+    originCa: config.originCaBundle ? readFileSync(config.originCaBundle, 'utf8') : null,
+  });
+  return {
+    edge,
+    detail: () => ({ control_plane: edge.controlPlane() }),
+    async stop(graceMs) {
+      await edge.close(graceMs);
+      await traffic.stop();
+      await fairUse.close();
+    },
+  };
+}

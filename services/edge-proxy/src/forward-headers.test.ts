@@ -1,0 +1,58 @@
+import { clientAddress, clientResponseHeaders, originRequestHeaders } from './forward-headers';
+import { hostName } from './edge-pages';
+import { sniName } from './certificate-store';
+
+const ctx = { clientAddress: '203.0.113.9', host: 'shop.example.com', proto: 'https' as const, assertion: 'signed' };
+
+describe('originRequestHeaders', () => {
+  it('keeps Host and end-to-end headers, drops hop-by-hop and Connection-listed ones', () => {
+    const headers = originRequestHeaders(
+      ['Host', 'shop.example.com', 'Connection', 'keep-alive, X-Secret', 'X-Secret', 'a', 'Keep-Alive', '5', 'TE', 'trailers', 'Transfer-Encoding', 'chunked',
+        'Upgrade', 'h2c', 'Proxy-Authorization', 'x', 'Expect', '100-continue', 'Accept', 'text/html', 'Cookie', 'a=1', 'Cookie', 'b=2'],
+      ctx,
+    );
+    expect(headers).toEqual({
+      host: 'shop.example.com', accept: 'text/html', cookie: ['a=1', 'b=2'],
+      'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example.com',
+      forwarded: 'for=203.0.113.9;host="shop.example.com";proto=https', 'x-custom-domain-assertion': 'signed',
+    });
+  });
+
+  it('replaces whatever the client said about forwarding and the assertion', () => {
+    const headers = originRequestHeaders(
+      ['host', 'shop.example.com', 'X-Forwarded-For', '1.1.1.1', 'x-forwarded-for', '2.2.2.2', 'Forwarded', 'for=1.1.1.1', 'X-Forwarded-Host', 'evil', 'X-Forwarded-Proto', 'http',
+        'X-Custom-Domain-Assertion', 'forged', 'x-custom-domain-assertion', 'forged2'],
+      { ...ctx, clientAddress: '2001:db8::1' },
+    );
+    expect(headers['x-forwarded-for']).toBe('2001:db8::1');
+    expect(headers.forwarded).toBe('for="[2001:db8::1]";host="shop.example.com";proto=https');
+    expect(headers['x-forwarded-host']).toBe('shop.example.com');
+    expect(headers['x-custom-domain-assertion']).toBe('signed');
+  });
+
+  it('keeps only the first Host', () => {
+    expect(originRequestHeaders(['Host', 'a.example', 'Host', 'b.example'], ctx).host).toBe('a.example');
+  });
+});
+
+describe('clientResponseHeaders', () => {
+  it('drops hop-by-hop response headers and keeps repeated ones', () => {
+    expect(clientResponseHeaders({ connection: 'close, x-internal', 'x-internal': '1', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'set-cookie': ['a=1', 'b=2'], 'content-type': 'text/plain' }))
+      .toEqual({ 'set-cookie': ['a=1', 'b=2'], 'content-type': 'text/plain' });
+  });
+});
+
+describe('names', () => {
+  it.each([
+    ['Shop.Example.com:8443', 'shop.example.com'], ['shop.example.com.', 'shop.example.com'], ['[::1]:443', '[::1]'], ['', null], [undefined, null],
+  ])('hostName(%p) = %p', (input, expected) => expect(hostName(input)).toBe(expected));
+
+  it.each([
+    ['Shop.Example.COM', 'shop.example.com'], ['shop.example.com.', 'shop.example.com'], ['bad name', null], ['-x.example', null], ['a'.repeat(254), null],
+  ])('sniName(%p) = %p', (input, expected) => expect(sniName(input)).toBe(expected));
+
+  it('writes IPv4-mapped addresses as IPv4', () => {
+    expect(clientAddress('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(clientAddress('::1')).toBe('::1');
+  });
+});

@@ -1,0 +1,95 @@
+// Which headers cross the edge. Pure functions: the forwarding engine applies them.
+import { ASSERTION_HEADER } from '@cds/core';
+
+export type HeaderMap = Record<string, string | string[]>;
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the proxy speaks itself; never forwarded. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+
+/** What the edge states itself: any value a client sent is dropped, never appended to. */
+const EDGE_STATED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'forwarded', ASSERTION_HEADER]);
+
+/** Names listed in the Connection header(s), which are hop-by-hop for this message too. */
+function connectionListed(connection: string | string[] | undefined): Set<string> | null {
+  if (connection === undefined) return null;
+  const names = new Set<string>();
+  for (const value of Array.isArray(connection) ? connection : [connection]) {
+    for (const name of value.split(',')) {
+      const trimmed = name.trim().toLowerCase();
+      if (trimmed) names.add(trimmed);
+    }
+  }
+  return names;
+}
+
+function append(headers: HeaderMap, name: string, value: string): void {
+  const existing = headers[name];
+  if (existing === undefined) headers[name] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else headers[name] = [existing, value];
+}
+
+/** `for=` of RFC 7239: IPv6 quoted in brackets; an IPv4-mapped IPv6 address as plain IPv4. */
+export function clientAddress(remoteAddress: string | undefined): string {
+  const address = remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+function forwardedFor(address: string): string {
+  return address.includes(':') ? `"[${address}]"` : address;
+}
+
+export interface ForwardContext {
+  clientAddress: string;
+  /** The Host header as the client sent it (port included). */
+  host: string;
+  proto: 'https' | 'http';
+  /** The signed assertion; omitted only where no assertion applies. */
+  assertion?: string;
+}
+
+/**
+ * The request headers for the origin, from Node's `rawHeaders` (names as sent,
+ * repeated headers kept): Host kept, hop-by-hop and edge-stated ones dropped,
+ * X-Forwarded-For/-Proto/-Host, Forwarded and the assertion set from what the edge saw.
+ */
+export function originRequestHeaders(rawHeaders: readonly string[], ctx: ForwardContext): HeaderMap {
+  const headers: HeaderMap = {};
+  let connection: string[] | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).length === 10 && (rawHeaders[i] as string).toLowerCase() === 'connection') (connection ??= []).push(rawHeaders[i + 1] as string);
+  }
+  const listed = connectionListed(connection);
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    if (HOP_BY_HOP.has(name) || EDGE_STATED.has(name) || listed?.has(name)) continue;
+    if (name === 'host') {
+      if (headers.host === undefined) headers.host = rawHeaders[i + 1] as string;
+      continue;
+    }
+    append(headers, name, rawHeaders[i + 1] as string);
+  }
+  headers.host ??= ctx.host;
+  headers['x-forwarded-for'] = ctx.clientAddress;
+  headers['x-forwarded-proto'] = ctx.proto;
+  headers['x-forwarded-host'] = ctx.host;
+  headers.forwarded = `for=${forwardedFor(ctx.clientAddress)};host="${ctx.host.replace(/["\\]/g, '')}";proto=${ctx.proto}`;
+  if (ctx.assertion !== undefined) headers[ASSERTION_HEADER] = ctx.assertion;
+  return headers;
+}
+
+/** The origin's response headers for the client, without hop-by-hop ones. */
+export function clientResponseHeaders(headers: HeaderMap): HeaderMap {
+  const listed = connectionListed(headers.connection);
+  const out: HeaderMap = {};
+  for (const name in headers) {
+    if (HOP_BY_HOP.has(name) || listed?.has(name)) continue;
+    out[name] = headers[name] as string | string[];
+  }
+  return out;
+}
+
+/** The only upgrade the edge proxies (the engine sets `upgrade`/`connection` itself). */
+export function isWebSocketUpgrade(upgrade: string | undefined): boolean {
+  return upgrade !== undefined && upgrade.toLowerCase() === 'websocket';
+}

@@ -1,0 +1,189 @@
+// A real edge over a real database: certificates from the checker's internal
+// CA, a loopback origin that records what reached it (and echoes WebSockets),
+// and an HTTPS client that sets SNI and Host independently.
+import { randomBytes, randomUUID } from 'node:crypto';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { WebSocketServer } from 'ws';
+import { InternalCa } from '@cds/checker';
+import { encryptSecret } from '@cds/core';
+import type { ApplicationLimits, DataStore, DomainRow, DomainStatus } from '@cds/data';
+import { startEdge, type Edge, type EdgeOptions } from '@cds/edge-proxy';
+import { InProcessBus } from '@cds/messaging';
+import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
+
+export const DEPLOYMENT_KEY = { kid: 'deployment', secret: randomBytes(32).toString('base64url') };
+export const DATA_KEY = randomBytes(32);
+
+export interface OriginRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: string;
+}
+
+/** An origin on loopback: records requests; `/bytes/<n>` answers n bytes; `/slow/<ms>` waits; `/reset` cuts the connection; `/ws` echoes WebSocket messages. */
+export interface RecordingOrigin {
+  url: string;
+  requests: OriginRequest[];
+  close(): Promise<void>;
+}
+
+export async function startRecordingOrigin(): Promise<RecordingOrigin> {
+  const requests: OriginRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = req.url ?? '/';
+      requests.push({ method: req.method ?? '', url, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString() });
+      const bytes = /^\/bytes\/(\d+)$/.exec(url);
+      const slow = /^\/slow\/(\d+)$/.exec(url);
+      if (url === '/reset') return void req.socket.destroy();
+      if (bytes) return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(Number(bytes[1]), 'x'));
+      if (slow) return void setTimeout(() => res.writeHead(200).end('slow'), Number(slow[1]));
+      res.writeHead(200, { 'content-type': 'text/plain', connection: 'keep-alive', 'keep-alive': 'timeout=77', 'x-origin': 'yes' }).end(`origin ${url}`);
+    });
+  });
+  const wss = new WebSocketServer({ server, path: '/ws' });
+  wss.on('connection', (socket, req) => {
+    requests.push({ method: 'GET', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body: '' });
+    socket.on('message', (data, isBinary) => socket.send(isBinary ? data : `echo: ${data.toString()}`));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+export interface EdgeAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  certificate: PeerCertificate;
+}
+
+export interface EdgeFixture {
+  store: DataStore;
+  db: MigratedStore;
+  bus: InProcessBus;
+  edge: Edge;
+  origin: RecordingOrigin;
+  caPem: string;
+  ca: InternalCa;
+  traffic: Array<{ applicationId: string; bytes: number }>;
+  /** An application (free limits unless overridden) with the recording origin active. */
+  addApplication(limits?: Partial<ApplicationLimits>): Promise<{ id: string; slug: string }>;
+  /** A domain in `status` with (by default) a certificate from the internal CA. */
+  addDomain(applicationId: string, opts?: { status?: DomainStatus; certificate?: boolean; hostname?: string }): Promise<DomainRow>;
+  /** HTTPS to the edge with SNI `servername` and Host `host` (default: the same name). */
+  get(servername: string, path?: string, opts?: { host?: string; headers?: Record<string, string | string[]>; method?: string; body?: string }): Promise<EdgeAnswer>;
+  /** Plain HTTP to the edge's HTTP port. */
+  plain(host: string, path?: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+}
+
+export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}): Promise<EdgeFixture> {
+  const db = await openMigratedStore();
+  const store = db.store;
+  const ca = new InternalCa(store, DATA_KEY);
+  const caPem = await ca.certificatePem();
+  const origin = await startRecordingOrigin();
+  const bus = new InProcessBus();
+  const traffic: EdgeFixture['traffic'] = [];
+  const edge = await startEdge({
+    store,
+    logger: { info() {}, warn() {}, error() {} },
+    bus,
+    traffic: { record: (applicationId, bytes) => traffic.push({ applicationId, bytes }) },
+    httpsPort: 0,
+    httpPort: 0,
+    bindAddress: '127.0.0.1',
+    dataEncryptionKey: DATA_KEY,
+    deploymentKey: DEPLOYMENT_KEY,
+    originTimeoutMs: 1_500,
+    ...overrides,
+  });
+  const agent = new https.Agent({ keepAlive: false });
+
+  const fixture: EdgeFixture = {
+    store, db, bus, edge, origin, caPem, ca, traffic,
+    async addApplication(limits = {}) {
+      const app = anApplication();
+      app.limits = { ...app.limits, ...limits };
+      const now = new Date();
+      await store.transaction(async (r) => {
+        await r.applications.insert(app);
+        await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: origin.url, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
+      });
+      return { id: app.id, slug: app.slug };
+    },
+    async addDomain(applicationId, opts = {}) {
+      const domain = aDomain(applicationId, { status: opts.status ?? 'ready', reference: `ws-${randomBytes(3).toString('hex')}`, ...(opts.hostname ? { hostname: opts.hostname } : {}) });
+      await store.transaction((r) => r.domains.insert(domain, checksFor(domain.id)));
+      if (opts.certificate !== false) {
+        const issued = await ca.issue(domain.hostname);
+        await store.run((r) => r.certificates.save({
+          hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
+          keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
+        }));
+      }
+      return domain;
+    },
+    get(servername, path = '/', opts = {}) {
+      return new Promise((resolve, reject) => {
+        const req = https.request({
+          host: '127.0.0.1', port: edge.httpsPort, path, method: opts.method ?? 'GET', servername, ca: caPem, agent,
+          headers: { host: opts.host ?? servername, ...opts.headers },
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          const certificate = (res.socket as TLSSocket).getPeerCertificate();
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), certificate }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(opts.body);
+      });
+    },
+    plain(host, path = '/') {
+      return new Promise((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: edge.httpPort, path, headers: { host }, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    },
+    async close() {
+      await edge.close(1_000);
+      await bus.close();
+      await origin.close();
+      agent.destroy();
+      await db.close();
+    },
+  };
+  return fixture;
+}
+
+/** Waits until `probe` returns true, polling every 100 ms; the time it took in ms. */
+export async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await probe().catch(() => false)) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
