@@ -60,3 +60,10 @@ bench-webhooks: build services
 
 clean:
 	rm -rf node_modules libs/*/dist services/*/dist
+
+# Edge proxy against nginx and Caddy as the same reverse proxy (docs/benchmarks.md).
+.PHONY: bench-edge
+bench: bench-edge
+
+bench-edge: build services
+	bash test/bench/edge/run.sh
