@@ -129,8 +129,14 @@ class TypeOrmDataStore implements DataStore {
     this.serial?.release();
   }
 
+  /**
+   * On SQLite a unit started inside another would wait for itself forever, so it
+   * is refused. PostgreSQL gives each unit its own pooled connection and skips the
+   * check: it needs async context tracking, which slows every promise in the
+   * process (the edge's hot path), and the SQLite runs of the same code catch nesting.
+   */
   private unit<T>(work: () => Promise<T>): Promise<T> {
-    return inUnitScope(this.serial?.mutex ?? this, () => this.exclusive(work));
+    return this.serial ? inUnitScope(this.serial.mutex, () => this.exclusive(work)) : work();
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {

@@ -28,7 +28,7 @@ export class UniqueViolation extends Error {
   }
 }
 
-/** A unit of work was started from inside another one of the same store (on SQLite it would wait for itself forever). */
+/** A unit of work was started from inside another one of the same SQLite store (it would wait for itself forever). */
 export class NestedUnitOfWorkError extends Error {
   constructor() {
     super('transaction()/run() called inside another unit of work of the same data store: use the repositories you were given.');

@@ -132,9 +132,23 @@ export const dispatcherMetrics = group((registers) => ({
 }));
 
 /** edge-proxy: per application slug (bounded by the number of tenants), `status_class` 2xx..5xx; `cache` route|certificate|assertion. */
-export const edgeMetrics = group((registers) => ({
-  requests: new Counter({ name: METRIC.edgeRequests, help: 'Requests answered by the edge, by application and status class.', labelNames: ['application', 'status_class'] as const, registers }),
-  responseBytes: new Counter({ name: METRIC.edgeBytes, help: 'Response bytes sent to clients, by application.', labelNames: ['application'] as const, registers }),
-  duration: new Histogram({ name: METRIC.edgeDuration, help: 'Time to answer a proxied request.', labelNames: ['status_class'] as const, buckets: [...LATENCY_BUCKETS], registers }),
-  cacheLookups: new Counter({ name: METRIC.cacheLookups, help: 'Cache lookups, by cache and result (hit|miss).', labelNames: ['cache', 'result'] as const, registers }),
-}));
+let edgeCollect: () => void = () => undefined;
+
+/**
+ * The edge counts per request in plain memory (prom-client's labelled updates
+ * cost more than the rest of its bookkeeping) and moves the sums into these
+ * metrics when they are scraped; `collect` is that move.
+ */
+export function setEdgeCollect(collect: () => void): void {
+  edgeCollect = collect;
+}
+
+export const edgeMetrics = group((registers) => {
+  const collect = () => edgeCollect();
+  return {
+    requests: new Counter({ name: METRIC.edgeRequests, help: 'Requests answered by the edge, by application and status class.', labelNames: ['application', 'status_class'] as const, registers, collect }),
+    responseBytes: new Counter({ name: METRIC.edgeBytes, help: 'Response bytes sent to clients, by application.', labelNames: ['application'] as const, registers, collect }),
+    duration: new Histogram({ name: METRIC.edgeDuration, help: 'Time to answer a proxied request.', labelNames: ['status_class'] as const, buckets: [...LATENCY_BUCKETS], registers, collect }),
+    cacheLookups: new Counter({ name: METRIC.cacheLookups, help: 'Cache lookups, by cache and result (hit|miss).', labelNames: ['cache', 'result'] as const, registers, collect }),
+  };
+});

@@ -8,6 +8,7 @@ export {
   consumerMetrics,
   dispatcherMetrics,
   edgeMetrics,
+  setEdgeCollect,
 } from './definitions';
 export { httpMetricsMiddleware, limiterRejectionTap, UNMATCHED_ROUTE, type HttpMetricsOptions } from './http-metrics';
 export { watchDatabase, OUTBOX_COUNT_CAP, type DatabaseGaugeOptions } from './database-gauges';

@@ -65,6 +65,8 @@ export interface Edge {
   close(graceMs?: number): Promise<void>;
 }
 
+type Admission = { route: DomainRoute; assertion: string } | { page: Page; slug: string | null; headers?: Record<string, string | number> };
+
 const EMPTY_OBSERVER: EdgeObserver = { answered() {}, cacheLookup() {}, limited() {}, controlPlane() {} };
 
 function listenOn(server: http.Server, port: number, host: string): Promise<number> {
@@ -115,7 +117,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   }
 
   /** The route, from the cache when it can be used as is. Throws only when the database is away and the name was never seen. */
-  async function routeOf(name: string): Promise<Route> {
+  function routeOf(name: string): Promise<Route> | Route {
     const cached = routes.peek(name);
     observer.cacheLookup('route', cached !== undefined);
     return cached ?? routes.get(name);
@@ -134,25 +136,38 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     observer.answered(slug, page.status, 0, (performance.now() - started) / 1000);
   }
 
-  /** Checks shared by requests and upgrades: SNI = Host, a ready domain with an origin, limits. A page when refused. */
-  async function admit(req: IncomingMessage): Promise<{ route: DomainRoute; assertion: string } | { page: Page; slug: string | null; headers?: Record<string, string | number> }> {
+  /**
+   * Checks shared by requests and upgrades: SNI = Host, a ready domain with an
+   * origin, limits, the assertion. A page when refused. Answers without a
+   * promise when everything is cached (the common case): each step only waits
+   * when its cache has nothing usable.
+   */
+  function admit(req: IncomingMessage): Admission | Promise<Admission> {
     const servername = (req.socket as TLSSocket).servername;
     const sni = typeof servername === 'string' ? sniName(servername) : null;
     const host = hostName(req.headers.host);
     if (host === null) return { page: PAGES.badRequest, slug: null };
     if (host !== sni) return { page: PAGES.misdirected, slug: null };
-    const route = await routeOf(sni);
+    const cached = routes.peek(sni);
+    observer.cacheLookup('route', cached !== undefined);
+    return cached !== undefined ? admitRoute(cached) : routes.get(sni).then(admitRoute);
+  }
+
+  function admitRoute(route: Route): Admission | Promise<Admission> {
     const page = pageOf(route);
     if (page || route.kind !== 'domain') return { page: page ?? PAGES.unknownHostname, slug: route.kind === 'domain' ? route.application.slug : null };
-    const pending = limiter.check(route.application);
-    const verdict: LimitVerdict = 'allowed' in pending ? pending : await pending;
+    const verdict = limiter.check(route.application);
+    return 'allowed' in verdict ? admitLimited(route, verdict) : verdict.then((v) => admitLimited(route, v));
+  }
+
+  function admitLimited(route: DomainRoute, verdict: LimitVerdict): Admission | Promise<Admission> {
     if (!verdict.allowed) {
       observer.limited(verdict.limit ?? 'proxied_requests');
       return { page: PAGES.rateLimited, slug: route.application.slug, headers: { 'retry-after': verdict.retryAfter } };
     }
-    const cachedAssertion = signer.peek(route);
-    observer.cacheLookup('assertion', cachedAssertion !== undefined);
-    return { route, assertion: cachedAssertion ?? (await signer.assertionFor(route)) };
+    const assertion = signer.peek(route);
+    observer.cacheLookup('assertion', assertion !== undefined);
+    return assertion !== undefined ? { route, assertion } : signer.assertionFor(route).then((signed) => ({ route, assertion: signed }));
   }
 
   function forwardContext(req: IncomingMessage, assertion: string) {
@@ -166,12 +181,20 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     };
   }
 
-  async function serveHttps(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function serveHttps(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const admitted = await admit(req);
-    if ('page' in admitted) return answerPage(res, admitted.page, admitted.slug, started, admitted.headers);
-    const { route, assertion } = admitted;
-    forwarder.forward(req, res, route.originUrl as string, originRequestHeaders(req.rawHeaders, forwardContext(req, assertion)), counted(route, started));
+    const proceed = (admitted: Admission) => {
+      if ('page' in admitted) return answerPage(res, admitted.page, admitted.slug, started, admitted.headers);
+      const { route, assertion } = admitted;
+      forwarder.forward(req, res, route.originUrl as string, originRequestHeaders(req.rawHeaders, forwardContext(req, assertion)), counted(route, started));
+    };
+    try {
+      const admitted = admit(req);
+      if (admitted instanceof Promise) admitted.then(proceed).catch((err: unknown) => failed(res, err));
+      else proceed(admitted);
+    } catch (err) {
+      failed(res, err);
+    }
   }
 
   async function upgradeHttps(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -220,7 +243,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
         certificates.get(name).then(answer, (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))));
       },
     },
-    (req, res) => void serveHttps(req, res).catch((err: unknown) => failed(res, err)),
+    serveHttps,
   );
   // Upgraded sockets leave the HTTP server's bookkeeping: close() cuts them itself.
   const upgraded = new Set<Duplex>();

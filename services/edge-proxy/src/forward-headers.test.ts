@@ -1,4 +1,4 @@
-import { clientAddress, clientResponseHeaders, originRequestHeaders } from './forward-headers';
+import { clientAddress, clientResponseHeaderList, originRequestHeaders } from './forward-headers';
 import { hostName } from './edge-pages';
 import { sniName } from './certificate-store';
 
@@ -35,10 +35,17 @@ describe('originRequestHeaders', () => {
   });
 });
 
-describe('clientResponseHeaders', () => {
-  it('drops hop-by-hop response headers and keeps repeated ones', () => {
-    expect(clientResponseHeaders({ connection: 'close, x-internal', 'x-internal': '1', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked', 'set-cookie': ['a=1', 'b=2'], 'content-type': 'text/plain' }))
-      .toEqual({ 'set-cookie': ['a=1', 'b=2'], 'content-type': 'text/plain' });
+describe('clientResponseHeaderList', () => {
+  it('drops hop-by-hop and Connection-listed response headers, keeping names as sent and repeated headers', () => {
+    const raw = ['Connection', 'close, X-Internal', 'X-Internal', '1', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked',
+      'Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'Content-Type', 'text/plain'].map((v) => Buffer.from(v, 'latin1'));
+    expect(clientResponseHeaderList(raw)).toEqual(['Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'Content-Type', 'text/plain']);
+  });
+
+  it('passes non-ASCII value bytes through unchanged', () => {
+    const value = Buffer.from('naïve', 'utf8');
+    const [, out] = clientResponseHeaderList([Buffer.from('X-Name'), value]);
+    expect(Buffer.from(out as string, 'latin1').equals(value)).toBe(true);
   });
 });
 

@@ -78,13 +78,24 @@ export function originRequestHeaders(rawHeaders: readonly string[], ctx: Forward
   return headers;
 }
 
-/** The origin's response headers for the client, without hop-by-hop ones. */
-export function clientResponseHeaders(headers: HeaderMap): HeaderMap {
-  const listed = connectionListed(headers.connection);
-  const out: HeaderMap = {};
-  for (const name in headers) {
-    if (HOP_BY_HOP.has(name) || listed?.has(name)) continue;
-    out[name] = headers[name] as string | string[];
+/**
+ * The origin's raw response headers (name, value, name, value… as undici reads
+ * them) as the flat list Node's writeHead takes, without hop-by-hop ones. Bytes
+ * are read as latin1, which Node writes back unchanged.
+ */
+export function clientResponseHeaderList(raw: readonly (Buffer | string)[]): string[] {
+  let connection: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = String(raw[i]);
+    if (name.length === 10 && name.toLowerCase() === 'connection') (connection ??= []).push(raw[i + 1]!.toString('latin1'));
+  }
+  const listed = connectionListed(connection);
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1');
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    out.push(name, raw[i + 1]!.toString('latin1'));
   }
   return out;
 }

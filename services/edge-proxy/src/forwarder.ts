@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { Pool, type Dispatcher } from 'undici';
-import { clientResponseHeaders, type HeaderMap } from './forward-headers';
+import { clientResponseHeaderList, type HeaderMap } from './forward-headers';
 
 export interface ForwarderOptions {
   /** Time to wait for the origin's answer headers (ORIGIN_TIMEOUT): then 504. */
@@ -78,40 +78,45 @@ export class Forwarder {
     let bytes = 0;
     let status = 0;
     let finished = false;
+    let abort: ((err?: Error) => void) | null = null;
+    let resumeOrigin: () => void = () => undefined;
     const finish = (outcome: ForwardOutcome) => {
       if (finished) return;
       finished = true;
       done(outcome);
     };
-    let controller: Dispatcher.DispatchController | null = null;
     res.once('close', () => {
       // The client left before the answer was complete: stop reading from the origin.
       if (!res.writableFinished) {
-        controller?.abort(new Error('client closed the connection'));
+        abort?.(new Error('client closed the connection'));
         finish({ answered: status !== 0, status: 0, bytes, error: 'client closed the connection' });
       }
     });
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
+    // undici's core handler interface (raw header buffers, boolean backpressure):
+    // the controller interface wraps it and parses every header into an object.
+    const handler = {
+      onConnect(abortRequest: (err?: Error) => void) {
+        abort = abortRequest;
       },
-      onResponseStart(c, statusCode, responseHeaders) {
-        if (statusCode < 200) return;
+      onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void) {
+        if (statusCode < 200) return true;
         status = statusCode;
-        res.writeHead(statusCode, clientResponseHeaders(responseHeaders as HeaderMap));
+        res.writeHead(statusCode, clientResponseHeaderList(rawHeaders));
+        resumeOrigin = resume;
+        return true;
       },
-      onResponseData(c, chunk) {
+      onData(chunk: Buffer) {
         bytes += chunk.length;
-        if (!res.write(chunk)) {
-          c.pause();
-          res.once('drain', () => c.resume());
-        }
+        const more = res.write(chunk);
+        // The origin's socket may serve another request by the time a late drain comes.
+        if (!more) res.once('drain', () => finished || resumeOrigin());
+        return more;
       },
-      onResponseEnd() {
+      onComplete() {
         res.end();
         finish({ answered: true, status, bytes });
       },
-      onResponseError(c, err) {
+      onError(err: Error) {
         if (!res.headersSent) {
           const failure = failureStatus(err);
           res.writeHead(failure, PLAIN).end(failureText(failure));
@@ -124,7 +129,7 @@ export class Forwarder {
       },
     };
     try {
-      pool.dispatch({ path: originPath(basePath, req.url ?? '/'), method: req.method ?? 'GET', headers, body: hasBody ? req : null }, handler);
+      pool.dispatch({ path: originPath(basePath, req.url ?? '/'), method: req.method ?? 'GET', headers, body: hasBody ? req : null }, handler as unknown as Dispatcher.DispatchHandler);
     } catch (err) {
       res.writeHead(502, PLAIN).end(failureText(502));
       finish({ answered: false, status: 502, bytes: 0, error: (err as Error).message });

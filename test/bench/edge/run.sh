@@ -18,7 +18,8 @@
 # Exits non-zero only when the bench itself broke (a proxy that does not start
 # or answers with errors); an edge that is not built yet gets a row saying so.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone.
+# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_SERVERS / BENCH_BODIES to run
+# a subset (e.g. "caddy edge", "1k"), EDGE_NODE_ARGS for node flags (--cpu-prof).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -29,8 +30,8 @@ CONNECTIONS=64
 THREADS=2
 HOSTNAME_UNDER_TEST=bench.edge.test
 EDGE_MAIN=services/edge-proxy/dist/main.js
-SERVERS=(nginx caddy edge)
-BODIES=(1k 64k)
+read -r -a SERVERS <<<"${BENCH_SERVERS:-nginx caddy edge}"
+read -r -a BODIES <<<"${BENCH_BODIES:-1k 64k}"
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
 log() { echo "[bench-edge] $*" >&2; }
@@ -201,7 +202,7 @@ start_edge() { # sets edge_state when the edge cannot be measured
       DATA_ENCRYPTION_KEY="$data_key" \
       ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
       OPERATOR_TOKEN="$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')" \
-      LOG_LEVEL=warn taskset -c 0 node "$ROOT/$EDGE_MAIN"
+      LOG_LEVEL=warn taskset -c 0 node ${EDGE_NODE_ARGS:-} "$ROOT/$EDGE_MAIN"
   ) >"$work/edge.log" 2>&1 &
   server_pid=$! server_port=$port server_log=$work/edge.log
   local _

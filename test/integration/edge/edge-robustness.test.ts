@@ -5,12 +5,13 @@ import tls from 'node:tls';
 import { startEdgeFixture, type EdgeFixture } from './edge-fixture';
 
 let f: EdgeFixture;
-let hostname: string;
+// Known before the tables below are built (they hold the raw requests).
+const hostname = `robust-${process.pid}.example.net`;
 
 beforeAll(async () => {
   f = await startEdgeFixture({ headersTimeoutMs: 1_000 });
   const app = await f.addApplication({ proxied_requests_per_second: 100_000, proxied_requests_per_minute: 1_000_000 });
-  hostname = (await f.addDomain(app.id)).hostname;
+  await f.addDomain(app.id, { hostname });
 });
 afterAll(() => f.close());
 
@@ -60,9 +61,11 @@ describe('malformed requests', () => {
     ['a bad chunk size', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`],
     ['a NUL byte in a header value', `GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-A: a\u0000b\r\n\r\n`],
     ['a header name with a space', `GET / HTTP/1.1\r\nHost: ${hostname}\r\nX Bad: 1\r\n\r\n`],
-  ])('answers 400 to %s and stays up', async (_name, request) => {
+  ])('answers 400 to %s, forwards nothing, and stays up', async (_name, request) => {
+    const before = f.origin.requests.length;
     const response = await raw([request]);
     expect(statusOf(response)).toBe(400);
+    expect(f.origin.requests.length).toBe(before);
     await stillServing();
   });
 
