@@ -295,7 +295,7 @@ verdicts() {
   rps_ok=$(awk -v e="${rps[edge:1k]}" -v c="${rps[caddy:1k]}" 'BEGIN {print (e >= c) ? "PASS" : "FAIL"}')
   p99_ok=$(awk -v e="${p99[edge:1k]}" -v c="${p99[caddy:1k]}" 'BEGIN {print (e <= c) ? "PASS" : "FAIL"}')
   echo "Target (edge, 1 KiB): req/s ≥ Caddy's: **$rps_ok** (${rps[edge:1k]} vs ${rps[caddy:1k]}); p99 ≤ Caddy's: **$p99_ok** (${p99[edge:1k]} vs ${p99[caddy:1k]} ms)."
-  echo "Edge PostgreSQL transactions per 1,000 requests (not in its CPU figure): ${pg_per_1000[1k]} (1 KiB), ${pg_per_1000[64k]} (64 KiB)."
+  echo "Edge PostgreSQL transactions per 1,000 requests (not in its CPU figure): ${pg_per_1000[1k]:-n/a} (1 KiB), ${pg_per_1000[64k]:-n/a} (64 KiB)."
 }
 
 date_utc=$(date -u +%Y-%m-%dT%H:%MZ)

@@ -1,0 +1,142 @@
+// A real edge-proxy process in split mode (`node services/edge-proxy/dist/main.js`)
+// on free loopback ports, an HTTPS client to it that sets SNI and Host, and its
+// ops endpoints (/readyz, /metrics).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const EDGE_MAIN = join(__dirname, '../../../services/edge-proxy/dist/main.js');
+const START_TIMEOUT_MS = 30_000;
+const BUILD_WAIT_MS = 120_000;
+/** Past the edge's own 20 s drain: a process still running then is killed. */
+const STOP_TIMEOUT_MS = 25_000;
+
+export interface EdgeReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface EdgeProcess {
+  child: ChildProcess;
+  httpsPort: number;
+  metricsPort: number;
+  /** stdout and stderr so far (JSON log lines). */
+  output(): string;
+  /** Resolves when the process has exited, with its code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** HTTPS GET with SNI and Host `hostname`, over this edge's kept-alive connections unless `agent` says otherwise. */
+  get(hostname: string, path: string, opts?: { agent?: https.Agent | false }): Promise<EdgeReply>;
+  /** GET on the ops listener (METRICS_PORT). */
+  ops(path: string): Promise<{ status: number; body: string }>;
+  /** Sends SIGTERM; resolves with the exit code. */
+  terminate(): Promise<number | null>;
+  /** Kills what is still running (test cleanup). */
+  kill(): void;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** `make test` builds first; while a build is still running elsewhere, wait for it instead of failing at once. */
+export async function waitForEdgeBuild(): Promise<void> {
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  while (!existsSync(EDGE_MAIN)) {
+    if (Date.now() > deadline) throw new Error(`${EDGE_MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
+    await sleep(1000);
+  }
+}
+
+function plainGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** Starts one edge with `env` (plus its own ports) and waits until /readyz answers 200. `caPem` is trusted by get(). */
+export async function startEdgeProcess(env: Record<string, string>, caPem: string): Promise<EdgeProcess> {
+  const [httpsPort, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, [EDGE_MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env,
+      EDGE_HTTPS_PORT: String(httpsPort), EDGE_HTTP_PORT: String(httpPort), METRICS_PORT: String(metricsPort), BIND_ADDRESS: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A few kept-alive TLS connections per edge, so a burst is not slowed by handshakes.
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 5 });
+
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const edge: EdgeProcess = {
+    child, httpsPort, metricsPort, exited,
+    output: () => output,
+    get(hostname, path, opts = {}) {
+      return new Promise((resolve, reject) => {
+        const req = https.request({
+          host: '127.0.0.1', port: httpsPort, path, servername: hostname, ca: caPem, headers: { host: hostname },
+          agent: opts.agent === undefined ? agent : opts.agent,
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    },
+    ops: (path) => plainGet(metricsPort, path),
+    async terminate() {
+      if (running()) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      agent.destroy();
+      return code;
+    },
+    kill() {
+      if (running()) child.kill('SIGKILL');
+      agent.destroy();
+    },
+  };
+
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (!running()) throw new Error(`edge process exited with ${child.exitCode}:\n${output}`);
+    if ((await edge.ops('/readyz').catch(() => null))?.status === 200) return edge;
+    if (Date.now() > deadline) {
+      edge.kill();
+      throw new Error(`edge process not ready within ${START_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await sleep(200);
+  }
+}
+
+/** The value of one sample in Prometheus text: `name{…}` carrying every label in `labels`; 0 when absent. */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = new Map([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => present.get(key) === value)) return Number(match[3]);
+  }
+  return 0;
+}

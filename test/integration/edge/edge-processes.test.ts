@@ -1,0 +1,261 @@
+// Two real edge-proxy processes (split mode) over one database and RabbitMQ:
+// proxied-request limits shared by both, the control plane on /readyz, one
+// fair-use mail, a graceful SIGTERM, and traffic rows that hold every forwarded
+// request exactly once. Split mode needs a database both processes share, which
+// is PostgreSQL only (DECISIONS §1): like checker-kill.test.ts, this file uses
+// PostgreSQL whatever TEST_DATABASE names, so every run checks the same things.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InternalCa } from '@cds/checker';
+import { encryptSecret } from '@cds/core';
+import { createDataStore, type ApplicationLimits, type DataStore } from '@cds/data';
+import { startTestApi } from '../../support/api-harness';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
+import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
+import { metricValue, startEdgeProcess, waitForEdgeBuild, type EdgeProcess, type EdgeReply } from './edge-process';
+import { startSmtpSink, type SmtpSink } from './smtp-sink';
+
+jest.setTimeout(60_000);
+
+// The default vhost: an edge declares nothing there but its own exclusive, auto-deleted queue.
+const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+const FROM = 'Custom Domains <notices@edge-processes.example>';
+const DAY_MS = 86_400_000;
+
+interface TestApplication {
+  id: string;
+  slug: string;
+  hostname: string;
+}
+
+let db: TestDatabase;
+let store: DataStore;
+let ca: InternalCa;
+let origin: RecordingOrigin;
+let sink: SmtpSink;
+let edges: EdgeProcess[] = [];
+/** What every application should find in traffic_days in the end: each answer the edges forwarded, with its body bytes. */
+const forwarded = new Map<string, { slug: string; requests: number; bytes: number }>();
+
+beforeAll(async () => {
+  await waitForEdgeBuild();
+  db = await createTestDatabase('postgres');
+  store = await createDataStore({ url: db.url });
+  await store.migrate();
+  ca = new InternalCa(store, DATA_KEY);
+  const caPem = await ca.certificatePem();
+  origin = await startRecordingOrigin();
+  sink = await startSmtpSink();
+  const env = {
+    DATABASE_URL: db.url,
+    AMQP_URL,
+    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+    DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'),
+    ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret,
+    ORIGIN_TIMEOUT: '5s',
+    SMTP_URL: sink.url,
+    SMTP_FROM: FROM,
+    LOG_LEVEL: 'warn',
+  };
+  edges = await Promise.all([startEdgeProcess(env, caPem), startEdgeProcess(env, caPem)]);
+}, 150_000);
+
+afterAll(async () => {
+  for (const edge of edges) edge.kill();
+  await origin?.close();
+  await sink?.close();
+  await store?.close();
+  await db?.drop();
+}, 30_000);
+
+const edge = (i: number): EdgeProcess => edges[i % 2] as EdgeProcess;
+
+/** An application with the recording origin active and a ready domain with a certificate from the internal CA. */
+async function addApplication(limits: Partial<ApplicationLimits>, contactEmail = 'ops@example.com'): Promise<TestApplication> {
+  const app = anApplication({ contactEmail });
+  app.limits = { ...app.limits, ...limits };
+  const domain = aDomain(app.id, { status: 'ready', reference: `proc-${randomBytes(3).toString('hex')}` });
+  const now = new Date();
+  await store.transaction(async (r) => {
+    await r.applications.insert(app);
+    await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: origin.url, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
+    await r.domains.insert(domain, checksFor(domain.id));
+  });
+  const issued = await ca.issue(domain.hostname);
+  await store.run((r) => r.certificates.save({
+    hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
+    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
+  }));
+  forwarded.set(app.id, { slug: app.slug, requests: 0, bytes: 0 });
+  return { id: app.id, slug: app.slug, hostname: domain.hostname };
+}
+
+/** A request through edge `i`; answers from the origin (200) are noted as traffic the edges must count. */
+async function send(i: number, app: TestApplication, path: string, opts?: Parameters<EdgeProcess['get']>[2]): Promise<EdgeReply> {
+  const reply = await edge(i).get(app.hostname, path, opts);
+  if (reply.status === 200) {
+    const sum = forwarded.get(app.id) as { requests: number; bytes: number };
+    sum.requests += 1;
+    sum.bytes += reply.body.length;
+  }
+  return reply;
+}
+
+const originSaw = (app: TestApplication, path: string): number => origin.requests.filter((r) => r.headers.host === app.hostname && r.url === path).length;
+
+async function rejections(i: number, limiter: string): Promise<number> {
+  return metricValue((await edge(i).ops('/metrics')).body, 'cds_limiter_rejections_total', { server: 'edge', limiter });
+}
+
+function expectRefusals(replies: EdgeReply[], retryAfter: (value: number) => boolean): void {
+  for (const refused of replies.filter((r) => r.status !== 200)) {
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(retryAfter(Number(refused.headers['retry-after']))).toBe(true);
+  }
+}
+
+/** The traffic_days rows of yesterday and today (a run may cross midnight UTC), added up. */
+async function storedTraffic(applicationId: string): Promise<{ requests: number; bytes: number }> {
+  const today = new Date().toISOString().slice(0, 10);
+  const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
+  const rows = await store.run((r) => r.traffic.range(applicationId, yesterday, today));
+  return rows.reduce((sum, row) => ({ requests: sum.requests + row.requests, bytes: sum.bytes + row.responseBytes }), { requests: 0, bytes: 0 });
+}
+
+it('both edges report the control plane reachable on /readyz and /metrics', async () => {
+  for (const i of [0, 1]) {
+    const ready = await edge(i).ops('/readyz');
+    expect(ready.status).toBe(200);
+    const body = JSON.parse(ready.body) as { ready: boolean; control_plane: { reachable: boolean } };
+    expect(body.ready).toBe(true);
+    expect(body.control_plane).toMatchObject({ reachable: true });
+    expect(metricValue((await edge(i).ops('/metrics')).body, 'cds_edge_control_plane_reachable')).toBe(1);
+  }
+});
+
+// Both limit tests expect the limit exactly. An edge refuses only once the shared
+// count has reached the limit and its own reserved budget is spent; after that
+// it reserves nothing more in the window. So when both edges refuse at least once,
+// neither holds unspent budget (the "waste" of at most batch - 1 per replica is
+// zero) and the requests let through are exactly the reservations granted: the limit.
+
+it('proxied_requests_per_second = 20: of 60 requests across both edges within one clock second exactly 20 pass, the rest get 429 with Retry-After', async () => {
+  const app = await addApplication({ proxied_requests_per_second: 20, proxied_requests_per_minute: 100_000 });
+  // Route, certificate and assertion caches warm, and 5 kept-alive TLS connections per edge, in an earlier second.
+  const warm = await Promise.all(Array.from({ length: 10 }, (_, i) => send(i, app, '/warm')));
+  expect(warm.map((r) => r.status)).toEqual(Array(10).fill(200));
+
+  const refused = [0, 0];
+  let burst: Array<{ edge: number; reply: EdgeReply }> = [];
+  let path = '';
+  // The edges' window is the second in which they see a request; a burst counts
+  // only when it left and came back within one second (else it is repeated).
+  for (let attempt = 1; ; attempt++) {
+    await sleep(1000 - (Date.now() % 1000) + 5);
+    const second = Math.floor(Date.now() / 1000);
+    path = `/burst-${attempt}`;
+    burst = await Promise.all(Array.from({ length: 60 }, (_, i) => send(i, app, path).then((reply) => ({ edge: i % 2, reply }))));
+    for (const { edge: i, reply } of burst) if (reply.status === 429) refused[i] = (refused[i] ?? 0) + 1;
+    if (Math.floor(Date.now() / 1000) === second) break;
+    if (attempt === 5) throw new Error('five bursts of 60 requests each took longer than a clock second');
+  }
+
+  const replies = burst.map((b) => b.reply);
+  expect(replies.filter((r) => r.status === 200)).toHaveLength(20);
+  expect(replies.filter((r) => r.status === 429)).toHaveLength(40);
+  expectRefusals(replies, (seconds) => seconds === 1);
+  for (const i of [0, 1]) expect(burst.filter((b) => b.edge === i && b.reply.status === 429).length).toBeGreaterThan(0);
+  expect(originSaw(app, path)).toBe(20);
+  expect([await rejections(0, 'proxied_requests_per_second'), await rejections(1, 'proxied_requests_per_second')]).toEqual(refused);
+});
+
+it('proxied_requests_per_minute = 30: of 45 requests alternating between the edges exactly 30 pass, the rest get 429 with Retry-After ≤ 60', async () => {
+  const app = await addApplication({ proxied_requests_per_second: 1000, proxied_requests_per_minute: 30 });
+  // All 45 in one clock minute.
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await sleep(left + 100);
+  const minute = Math.floor(Date.now() / 60_000);
+  const replies: EdgeReply[] = [];
+  for (let i = 0; i < 45; i++) replies.push(await send(i, app, '/minute'));
+  expect(Math.floor(Date.now() / 60_000)).toBe(minute);
+
+  expect(replies.filter((r) => r.status === 200)).toHaveLength(30);
+  expect(replies.filter((r) => r.status === 429)).toHaveLength(15);
+  expectRefusals(replies, (seconds) => seconds >= 1 && seconds <= 60);
+  const refused = [0, 1].map((i) => replies.filter((r, n) => n % 2 === i && r.status === 429).length);
+  expect(Math.min(...refused)).toBeGreaterThan(0);
+  expect(originSaw(app, '/minute')).toBe(30);
+  expect([await rejections(0, 'proxied_requests_per_minute'), await rejections(1, 'proxied_requests_per_minute')]).toEqual(refused);
+});
+
+it('sends one fair-use mail when bytes through both edges pass fair_use_bytes_per_month, and no second one after more traffic', async () => {
+  const app = await addApplication({ fair_use_bytes_per_month: 1000 }, 'owner@fair-use.example');
+  const mails = () => sink.received.filter((mail) => mail.headers.subject?.includes(app.slug));
+
+  const first = await Promise.all([send(0, app, '/bytes/600'), send(1, app, '/bytes/600')]);
+  expect(first.map((r) => [r.status, r.body.length])).toEqual([[200, 600], [200, 600]]);
+  // Each edge flushes every 5 s and then checks the month's bytes.
+  await within(15_000, async () => mails().length > 0);
+  expect(mails()).toHaveLength(1);
+  expect(mails()[0]).toMatchObject({ rcptTo: ['owner@fair-use.example'], mailFrom: 'notices@edge-processes.example' });
+
+  const more = await Promise.all([send(0, app, '/bytes/600'), send(1, app, '/bytes/600')]);
+  expect(more.map((r) => r.status)).toEqual([200, 200]);
+  // Both edges have flushed the new bytes (and checked them), a moment for a mail in flight.
+  await within(15_000, async () => (await storedTraffic(app.id)).requests === 4);
+  await sleep(1500);
+  expect(mails()).toHaveLength(1);
+});
+
+describe('SIGTERM', () => {
+  let app: TestApplication;
+
+  it('lets a request in flight finish with 200, refuses new connections, turns readiness off and exits 0', async () => {
+    app = await addApplication({});
+    // Known byte counts through both edges, counted when both have stopped (next test).
+    const sizes = [1, 10, 100, 999, 4096, 70_001];
+    const replies = await Promise.all(sizes.flatMap((n) => [send(0, app, `/bytes/${n}`), send(1, app, `/bytes/${n + 1}`)]));
+    expect(replies.map((r) => r.body.length)).toEqual(sizes.flatMap((n) => [n, n + 1]));
+
+    const draining = edge(1);
+    const slow = send(1, app, '/slow/1500', { agent: false });
+    await sleep(200);
+    const exitCode = draining.terminate();
+    await sleep(300);
+    const late = await draining.get(app.hostname, '/late', { agent: false }).then(
+      (reply) => `answered ${reply.status}`,
+      (err: NodeJS.ErrnoException) => err.code,
+    );
+    expect(['ECONNREFUSED', 'ECONNRESET']).toContain(late);
+    const ready = await draining.ops('/readyz');
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toMatchObject({ ready: false });
+
+    const answer = await slow;
+    expect(answer.status).toBe(200);
+    expect(answer.body.toString()).toBe('slow');
+    expect(await exitCode).toBe(0);
+    expect(originSaw(app, '/late')).toBe(0);
+    // The other edge still serves.
+    expect((await send(0, app, '/after')).status).toBe(200);
+  });
+
+  it('leaves traffic_days with exactly the requests and response bytes both edges forwarded, the drained one included', async () => {
+    expect(await edge(0).terminate()).toBe(0);
+    // 6 sized answers through each edge, the drained one, and one after the other edge stopped.
+    expect(forwarded.get(app.id)).toEqual({ slug: app.slug, requests: 14, bytes: 2 * (1 + 10 + 100 + 999 + 4096 + 70_001) + 6 + 'slow'.length + 'origin /after'.length });
+    const api = await startTestApi({}, { url: db.url });
+    try {
+      for (const [applicationId, expected] of forwarded) {
+        expect({ slug: expected.slug, ...(await storedTraffic(applicationId)) }).toEqual(expected);
+        const report = await api.operator<{ totals: { requests: number; response_bytes: number } }>('GET', `/operator/v1/applications/${expected.slug}/traffic?days=2`);
+        expect(report.status).toBe(200);
+        expect(report.body.totals).toEqual({ requests: expected.requests, response_bytes: expected.bytes });
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});
