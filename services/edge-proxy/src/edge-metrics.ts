@@ -9,15 +9,22 @@ import type { EdgeObserver } from './edge-server';
 
 export const CONTROL_PLANE_METRIC = 'cds_edge_control_plane_reachable';
 
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+/** Index 0: a cut connection (no status), then 1xx..5xx. */
+const STATUS_CLASSES = ['cut', '1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
-function statusClass(status: number): string {
-  return status >= 100 && status < 600 ? (STATUS_CLASSES[Math.floor(status / 100) - 1] as string) : 'cut';
+function statusClassIndex(status: number): number {
+  return status >= 100 && status < 600 ? Math.floor(status / 100) : 0;
 }
 
 /** Unknown hostnames have no application: their requests count under `-`. */
 const NO_APPLICATION = '-';
 const SEPARATOR = '\u0000';
+
+const LOOKUP_KEYS = {
+  route: [`route${SEPARATOR}hit`, `route${SEPARATOR}miss`],
+  certificate: [`certificate${SEPARATOR}hit`, `certificate${SEPARATOR}miss`],
+  assertion: [`assertion${SEPARATOR}hit`, `assertion${SEPARATOR}miss`],
+} as const;
 
 let reachableGauge: Gauge | undefined;
 
@@ -29,20 +36,20 @@ export function edgeMetricsObserver(): EdgeObserver {
   reachable.set(1);
   for (const cache of ['route', 'certificate', 'assertion']) for (const result of ['hit', 'miss']) m.cacheLookups.inc({ cache, result }, 0);
 
-  let requests = new Map<string, number>();
-  let bytes = new Map<string, number>();
+  /** Per application: requests by status class index, then response bytes (last slot). */
+  let tallies = new Map<string, number[]>();
   let lookups = new Map<string, number>();
-  const durationByClass = new Map<string, { observe(value: number): void }>();
+  const durations = STATUS_CLASSES.map((cls) => m.duration.labels({ status_class: cls }));
   setEdgeCollect(() => {
-    const [r, b, l] = [requests, bytes, lookups];
-    requests = new Map();
-    bytes = new Map();
+    const [t, l] = [tallies, lookups];
+    tallies = new Map();
     lookups = new Map();
-    for (const [key, n] of r) {
-      const [application, cls] = key.split(SEPARATOR) as [string, string];
-      m.requests.inc({ application, status_class: cls }, n);
+    for (const [application, counts] of t) {
+      STATUS_CLASSES.forEach((cls, i) => {
+        if (counts[i]! > 0) m.requests.inc({ application, status_class: cls }, counts[i]);
+      });
+      if (counts[STATUS_CLASSES.length]! > 0) m.responseBytes.inc({ application }, counts[STATUS_CLASSES.length]);
     }
-    for (const [application, n] of b) m.responseBytes.inc({ application }, n);
     for (const [key, n] of l) {
       const [cache, result] = key.split(SEPARATOR) as [string, string];
       m.cacheLookups.inc({ cache, result }, n);
@@ -52,16 +59,15 @@ export function edgeMetricsObserver(): EdgeObserver {
   return {
     answered(slug, status, sent, seconds) {
       const application = slug ?? NO_APPLICATION;
-      const cls = statusClass(status);
-      const key = application + SEPARATOR + cls;
-      requests.set(key, (requests.get(key) ?? 0) + 1);
-      if (sent > 0) bytes.set(application, (bytes.get(application) ?? 0) + sent);
-      let histogram = durationByClass.get(cls);
-      if (!histogram) durationByClass.set(cls, (histogram = m.duration.labels({ status_class: cls })));
-      histogram.observe(seconds);
+      const index = statusClassIndex(status);
+      let counts = tallies.get(application);
+      if (!counts) tallies.set(application, (counts = new Array<number>(STATUS_CLASSES.length + 1).fill(0)));
+      counts[index]! += 1;
+      counts[STATUS_CLASSES.length]! += sent;
+      durations[index]!.observe(seconds);
     },
     cacheLookup(cache, hit) {
-      const key = cache + SEPARATOR + (hit ? 'hit' : 'miss');
+      const key = LOOKUP_KEYS[cache][hit ? 0 : 1];
       lookups.set(key, (lookups.get(key) ?? 0) + 1);
     },
     limited(limit) {

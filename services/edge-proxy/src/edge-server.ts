@@ -65,6 +65,12 @@ export interface Edge {
   close(graceMs?: number): Promise<void>;
 }
 
+const TLS_CIPHERS = [
+  'TLS_AES_128_GCM_SHA256', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_256_GCM_SHA384',
+  'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
+  'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
+].join(':');
+
 type Admission = { route: DomainRoute; assertion: string } | { page: Page; slug: string | null; headers?: Record<string, string | number> };
 
 const EMPTY_OBSERVER: EdgeObserver = { answered() {}, cacheLookup() {}, limited() {}, controlPlane() {} };
@@ -232,6 +238,10 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
       // No certificate here on purpose: a handshake without SNI has nothing to be shown and fails.
       minVersion: 'TLSv1.2',
       ALPNProtocols: ['http/1.1'],
+      // AEAD only, AES-128-GCM first and the server's order wins (as Go's TLS does):
+      // as strong in practice as AES-256 and cheaper per byte.
+      ciphers: TLS_CIPHERS,
+      honorCipherOrder: true,
       SNICallback: (servername, cb) => {
         const name = sniName(servername);
         if (name === null) return cb(new Error('unrecognized name'));

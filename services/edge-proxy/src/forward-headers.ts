@@ -84,20 +84,25 @@ export function originRequestHeaders(rawHeaders: readonly string[], ctx: Forward
  * are read as latin1, which Node writes back unchanged.
  */
 export function clientResponseHeaderList(raw: readonly (Buffer | string)[]): string[] {
-  let connection: string[] | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = String(raw[i]);
-    if (name.length === 10 && name.toLowerCase() === 'connection') (connection ??= []).push(raw[i + 1]!.toString('latin1'));
-  }
-  const listed = connectionListed(connection);
   const out: string[] = [];
+  let listed: Set<string> | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toString('latin1');
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower)) {
+      if (lower === 'connection') {
+        // Names that are not hop-by-hop already ("Connection: keep-alive" names nothing new).
+        for (const named of connectionListed(raw[i + 1]!.toString('latin1')) ?? []) if (!HOP_BY_HOP.has(named)) (listed ??= new Set()).add(named);
+      }
+      continue;
+    }
     out.push(name, raw[i + 1]!.toString('latin1'));
   }
-  return out;
+  if (listed === null) return out;
+  // Rare: the origin named other headers in Connection; they are hop-by-hop too.
+  const kept: string[] = [];
+  for (let i = 0; i < out.length; i += 2) if (!listed.has(out[i]!.toLowerCase())) kept.push(out[i]!, out[i + 1]!);
+  return kept;
 }
 
 /** The only upgrade the edge proxies (the engine sets `upgrade`/`connection` itself). */

@@ -56,8 +56,17 @@ export interface ProxyLimiterOptions {
   onError?: (error: unknown) => void;
 }
 
+interface ApplicationWindows {
+  perSecond: WindowState;
+  perMinute: WindowState;
+}
+
+function emptyWindow(): WindowState {
+  return { start: -1, resetAt: 0, allowance: 0, used: 0, exhausted: false, localOnly: false, remaining: null, reserving: null };
+}
+
 export class ProxyLimiter {
-  private readonly windows = new Map<string, WindowState>();
+  private readonly windows = new Map<string, ApplicationWindows>();
   private readonly now: () => number;
 
   constructor(private readonly opts: ProxyLimiterOptions) {
@@ -66,23 +75,28 @@ export class ProxyLimiter {
 
   /** A verdict at once when this edge holds budget (the common case), else after one reservation. */
   check(app: RouteApplication): LimitVerdict | Promise<LimitVerdict> {
-    const second = this.take(PROXY_LIMITS.perSecond, app.id, app.limits.proxied_requests_per_second);
+    let windows = this.windows.get(app.id);
+    if (!windows) this.windows.set(app.id, (windows = { perSecond: emptyWindow(), perMinute: emptyWindow() }));
+    const now = this.now();
+    const second = this.take(PROXY_LIMITS.perSecond, app.id, app.limits.proxied_requests_per_second, windows.perSecond, now);
     if (second !== true) return second instanceof Promise ? second.then(() => this.check(app)) : second;
-    const minute = this.take(PROXY_LIMITS.perMinute, app.id, app.limits.proxied_requests_per_minute);
+    const minute = this.take(PROXY_LIMITS.perMinute, app.id, app.limits.proxied_requests_per_minute, windows.perMinute, now);
     if (minute === true) return ALLOWED;
-    this.refund(PROXY_LIMITS.perSecond, app.id);
+    this.refund(windows.perSecond);
     return minute instanceof Promise ? minute.then(() => this.check(app)) : minute;
   }
 
-  /** Drops windows that have ended (called now and then, so idle applications do not stay in memory). */
+  /** Drops applications whose windows have ended (called now and then, so idle ones do not stay in memory). */
   sweep(): void {
     const now = this.now();
-    for (const [key, state] of this.windows) if (state.resetAt <= now && !state.reserving) this.windows.delete(key);
+    for (const [id, { perSecond, perMinute }] of this.windows) {
+      if (perMinute.resetAt <= now && perSecond.resetAt <= now && !perSecond.reserving && !perMinute.reserving) this.windows.delete(id);
+    }
   }
 
   /** true: one spent; a verdict: refused; a promise: wait for a reservation, then ask again. */
-  private take(spec: Spec, applicationId: string, limit: number): true | LimitVerdict | Promise<void> {
-    const state = this.stateOf(spec, applicationId);
+  private take(spec: Spec, applicationId: string, limit: number, state: WindowState, now: number): true | LimitVerdict | Promise<void> {
+    if (now >= state.resetAt) this.restart(state, spec, now);
     if (state.allowance > 0) {
       state.allowance -= 1;
       state.used += 1;
@@ -99,9 +113,8 @@ export class ProxyLimiter {
     return (state.reserving ??= this.reserve(spec, applicationId, limit, state));
   }
 
-  private refund(spec: Spec, applicationId: string): void {
-    const state = this.windows.get(spec.key + applicationId);
-    if (state && state.used > 0) {
+  private refund(state: WindowState): void {
+    if (state.used > 0) {
       state.used -= 1;
       if (!state.localOnly) state.allowance += 1;
     }
@@ -111,31 +124,29 @@ export class ProxyLimiter {
     return { allowed: false, retryAfter: Math.max(1, Math.ceil((state.resetAt - this.now()) / 1000)), limit: spec.name };
   }
 
-  private stateOf(spec: Spec, applicationId: string): WindowState {
-    const key = spec.key + applicationId;
-    const now = this.now();
+  /** A new clock-aligned window (a reservation still running for the old one sees the start change and keeps out). */
+  private restart(state: WindowState, spec: Spec, now: number): void {
     const windowMs = spec.window * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    let state = this.windows.get(key);
-    if (!state || state.start !== start) {
-      state = { start, resetAt: start + windowMs, allowance: 0, used: 0, exhausted: false, localOnly: false, remaining: null, reserving: null };
-      this.windows.set(key, state);
-    }
-    return state;
+    Object.assign(state, { ...emptyWindow(), start, resetAt: start + windowMs });
   }
 
   private async reserve(spec: Spec, applicationId: string, limit: number, state: WindowState): Promise<void> {
     const amount = Math.min(batchSize(limit, state.remaining), limit);
+    const start = state.start;
+    // The window may have moved on while the database answered: then the answer belongs to no one.
+    const current = () => state.start === start;
     try {
-      const { count } = await this.opts.store.run((r) => r.rateCounters.hit(spec.key + applicationId, spec.window, new Date(state.start), { amount }));
+      const { count } = await this.opts.store.run((r) => r.rateCounters.hit(spec.key + applicationId, spec.window, new Date(start), { amount }));
+      if (!current()) return;
       state.allowance += Math.max(0, Math.min(amount, limit - (count - amount)));
       state.remaining = Math.max(0, limit - count);
       if (count >= limit) state.exhausted = true;
     } catch (err) {
-      state.localOnly = true;
+      if (current()) state.localOnly = true;
       this.opts.onError?.(err);
     } finally {
-      state.reserving = null;
+      if (current()) state.reserving = null;
     }
   }
 }
