@@ -7,11 +7,11 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { SecureContext, TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import type { DataStore } from '@cds/data';
 import type { Bus, Subscription } from '@cds/messaging';
 import { AssertionSigner } from './assertion-signer';
-import { createCertificateStore, sniName } from './certificate-store';
+import { createCertificateStore, sniName, type CertificateEntry } from './certificate-store';
 import { answerChallenge } from './challenge-responder';
 import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
 import { hostName, NOT_READY_RETRY_AFTER_SECONDS, PAGES, sendPage, type Page } from './edge-pages';
@@ -245,12 +245,19 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
       SNICallback: (servername, cb) => {
         const name = sniName(servername);
         if (name === null) return cb(new Error('unrecognized name'));
-        const cached = certificates.peek(name);
-        observer.cacheLookup('certificate', cached !== undefined);
-        const answer = (entry: { context: SecureContext | null }) =>
-          entry.context ? cb(null, entry.context) : cb(new Error(`no certificate for ${name}`));
-        if (cached) return answer(cached);
-        certificates.get(name).then(answer, (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))));
+        const refuse = () => cb(new Error(`no certificate for ${name}`));
+        // A certificate is shown only for the live domain it was issued to: a deleted
+        // domain's certificate (until the checker removes the row) never is.
+        const answer = (entry: CertificateEntry, route: Route) =>
+          entry.context !== null && route.kind === 'domain' && route.domainId === entry.domainId ? cb(null, entry.context) : refuse();
+        const cachedCertificate = certificates.peek(name);
+        const cachedRoute = routes.peek(name);
+        observer.cacheLookup('certificate', cachedCertificate !== undefined);
+        if (cachedCertificate && cachedRoute) return answer(cachedCertificate, cachedRoute);
+        Promise.all([cachedCertificate ?? certificates.get(name), cachedRoute ?? routes.get(name)]).then(
+          ([entry, route]) => answer(entry, route),
+          (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))),
+        );
       },
     },
     serveHttps,

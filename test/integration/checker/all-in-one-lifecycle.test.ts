@@ -5,7 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDataStore } from '@cds/data';
 import { connectTestClient, type TestClient } from '../../support/api-harness';
@@ -20,6 +22,7 @@ let child: ChildProcess;
 let dir: string;
 let client: TestClient;
 let output = '';
+let edgeHttps = 0;
 
 async function stopProcess(): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -33,6 +36,7 @@ beforeAll(async () => {
   origin = await startOrigin();
   dir = mkdtempSync(path.join(tmpdir(), 'cds-checker-aio-'));
   const [api, metrics, http, https] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  edgeHttps = https;
   const token = randomBytes(24).toString('base64url');
   child = spawn('node', [MAIN], {
     cwd: dir,
@@ -63,6 +67,29 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** HTTPS to the all-in-one's edge with SNI and Host = hostname, trusting the CA the checker signed with. */
+function viaEdge(hostname: string, ca: string): Promise<{ status: number; body: string; issuer: string; assertion?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: '127.0.0.1', port: edgeHttps, path: '/', servername: hostname, ca, headers: { host: hostname }, agent: false }, (res) => {
+      let body = '';
+      const issuer = String((res.socket as TLSSocket).getPeerCertificate().issuer?.CN ?? '');
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, issuer }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function internalCa(): Promise<string> {
+  const store = await createDataStore({ url: `sqlite:${path.join(dir, 'db.sqlite')}` });
+  try {
+    return (await store.run((r) => r.settings.get('internal_ca_certificate'))) as string;
+  } finally {
+    await store.close();
+  }
+}
+
 async function waitFor(key: string, id: string, until: (d: DomainView) => boolean): Promise<DomainView> {
   const deadline = Date.now() + 30_000;
   let last: unknown = null;
@@ -87,13 +114,25 @@ test('all-in-one: ready with an internal certificate, attention_required, recove
   const domain = registered.body;
   await publishRecords(dns, domain);
   const ready = await waitFor(key, domain.id, (d) => d.status === 'ready');
+  // The edge of the same process serves it with the certificate the checker's internal CA issued.
+  const ca = await internalCa();
+  const served = await viaEdge(domain.hostname, ca);
+  expect(served).toMatchObject({ status: 200, body: 'origin' });
+  expect(origin.requests.at(-1)?.host).toBe(domain.hostname);
+  expect(origin.requests.at(-1)?.assertion).toMatch(/^ey/);
   await dns.clearTxt(`_custom-domain-challenge.${domain.hostname}`);
   const attention = await waitFor(key, domain.id, (d) => d.status === 'attention_required');
   expect(check(attention, 'ownership').error_code).toBe('txt_record_not_found');
+  // attention_required keeps its certificate: HTTPS answers 503 within 5 s.
+  const deadline = Date.now() + 5_000;
+  while ((await viaEdge(domain.hostname, ca)).status !== 503 && Date.now() < deadline) await sleep(200);
+  expect((await viaEdge(domain.hostname, ca)).status).toBe(503);
   await publishRecords(dns, domain);
   await waitFor(key, domain.id, (d) => d.status === 'ready');
   expect((await client.request('DELETE', `/v1/domains/${domain.id}`, { token: key })).status).toBe(202);
   await sleep(500);
+  // Deleted: the fan-out drops it from the edge; no certificate is shown any more.
+  await expect(viaEdge(domain.hostname, ca)).rejects.toThrow();
   await stopProcess();
 
   const store = await createDataStore({ url: `sqlite:${path.join(dir, 'db.sqlite')}` });
