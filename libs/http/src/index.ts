@@ -11,3 +11,4 @@ export * from './lifecycle';
 export * from './origin-probe';
 export * from './access-log';
 export * from './resolve-addresses';
+export * from './split-service';

@@ -1,20 +1,12 @@
 // Split-mode entry point of the checker: wiring only.
-import { loadConfigOrExit } from '@cds/config';
-import { createDataStore, outboxSource } from '@cds/data';
-import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
-import { createLogger } from '@cds/logging';
+import { outboxSource } from '@cds/data';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
-import { connectAmqpBus, startOutboxRelay } from '@cds/messaging';
+import { startOutboxRelay } from '@cds/messaging';
 import { startChecker } from './checker';
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit({ mode: 'split' });
-  const logger = createLogger({ service: 'checker', level: config.logLevel });
-  const store = await createDataStore({ url: config.databaseUrl, logger });
-  const pending = await store.pendingMigrations();
-  if (pending.length > 0) throw new Error(`the database schema is not current (pending: ${pending.join(', ')}); run \`cdctl migrate\``);
-  if (!config.amqpUrl) throw new Error('AMQP_URL is required in split mode');
-  const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'checker' });
+  const { config, logger, store, bus } = await openSplitService('checker');
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
   const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
 
@@ -36,7 +28,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(`checker failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runMain('checker', main);

@@ -1,23 +1,13 @@
 // Split-mode entry point of the edge proxy: wiring only.
-import { loadConfigOrExit } from '@cds/config';
-import { createDataStore } from '@cds/data';
-import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
-import { createLogger } from '@cds/logging';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
-import { connectAmqpBus } from '@cds/messaging';
 import { startEdgeService } from './edge-service';
 
 /** In-flight requests get this long after SIGTERM; the chart's grace period is longer. */
 const DRAIN_MS = 20_000;
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit({ mode: 'split' });
-  const logger = createLogger({ service: 'edge-proxy', level: config.logLevel });
-  const store = await createDataStore({ url: config.databaseUrl, logger });
-  const pending = await store.pendingMigrations();
-  if (pending.length > 0) throw new Error(`the database schema is not current (pending: ${pending.join(', ')}); run \`cdctl migrate\``);
-  if (!config.amqpUrl) throw new Error('AMQP_URL is required in split mode');
-  const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'edge-proxy' });
+  const { config, logger, store, bus } = await openSplitService('edge-proxy');
 
   enableProcessMetrics();
   const service = await startEdgeService({ config, logger, store, bus });
@@ -38,7 +28,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(`edge-proxy failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runMain('edge-proxy', main);

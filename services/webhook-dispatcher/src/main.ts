@@ -1,20 +1,10 @@
 // Split-mode entry point of the webhook dispatcher: wiring only.
-import { loadConfigOrExit } from '@cds/config';
-import { createDataStore } from '@cds/data';
-import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
-import { createLogger } from '@cds/logging';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
-import { connectAmqpBus } from '@cds/messaging';
 import { startDispatcher } from './dispatcher';
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit({ mode: 'split' });
-  const logger = createLogger({ service: 'webhook-dispatcher', level: config.logLevel });
-  const store = await createDataStore({ url: config.databaseUrl, logger });
-  const pending = await store.pendingMigrations();
-  if (pending.length > 0) throw new Error(`the database schema is not current (pending: ${pending.join(', ')}); run \`cdctl migrate\``);
-  if (!config.amqpUrl) throw new Error('AMQP_URL is required in split mode');
-  const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'webhook-dispatcher' });
+  const { config, logger, store, bus } = await openSplitService('webhook-dispatcher');
   const dispatcher = await startDispatcher({ config, logger, store, bus });
 
   enableProcessMetrics();
@@ -34,7 +24,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(`webhook-dispatcher failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runMain('webhook-dispatcher', main);
