@@ -1,5 +1,6 @@
-// Two projects: pure unit tests beside the code, and integration tests that talk
-// to real PostgreSQL/SQLite/RabbitMQ (run once per database by the Makefile).
+// Three projects: pure unit tests beside the code, integration tests that talk
+// to real PostgreSQL/SQLite/RabbitMQ (run once per database by the Makefile),
+// and soak tests that run for minutes beside the serial integration runs.
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
@@ -14,5 +15,6 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...common, displayName: 'soak', testMatch: ['<rootDir>/test/soak/**/*.test.ts'] },
   ],
 };

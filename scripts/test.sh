@@ -11,8 +11,17 @@ step() { local name=$1; shift; echo "=== $name"; if ! "$@"; then echo "=== $name
 step lint npx eslint --max-warnings 0 .
 step typecheck npx tsc -p tsconfig.json
 step unit npx jest --selectProjects unit --ci --json --outputFile="$out/unit.json"
+# The database-outage soak test mostly waits for minutes: it runs beside the serial suites, not after them.
+echo "=== soak (in the background, output at the end)"
+TEST_DATABASE=postgres npx jest --selectProjects soak --ci --json --outputFile="$out/soak.json" >"$out/soak.log" 2>&1 &
+soak_pid=$!
 step integration-postgres env TEST_DATABASE=postgres npx jest --selectProjects integration --ci --runInBand --json --outputFile="$out/integration-postgres.json"
 step integration-sqlite env TEST_DATABASE=sqlite npx jest --selectProjects integration --ci --runInBand --json --outputFile="$out/integration-sqlite.json"
+echo "=== soak"
+wait "$soak_pid"
+soak_status=$?
+cat "$out/soak.log"
+if [ "$soak_status" -ne 0 ]; then echo "=== soak FAILED"; status=1; fi
 
 node scripts/summarize-tests.js "$out"/*.json || status=1
 exit $status

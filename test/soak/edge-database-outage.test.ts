@@ -1,0 +1,330 @@
+// The edge's contract for a database outage: ready domains keep answering 200
+// for at least 5 minutes. A real edge process (split mode) reaches PostgreSQL
+// through a loopback TCP relay; cutting the relay is "the database stopped" as
+// the edge sees it (every connection reset, every new one refused), while the
+// machine's PostgreSQL, which other suites use at the same time, keeps running.
+// The outage outlasts every cache's hard TTL many times over (routes 4 s,
+// certificates 60 s, signing keys 1.5 s), so each reload fails and the edge
+// must serve the stale value; fresh TLS connections keep the certificate cache
+// in use. Runs beside the serial suites: it mostly waits.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jwtVerify } from 'jose';
+import { InternalCa } from '@cds/checker';
+import { encryptSecret, generateAssertionKey } from '@cds/core';
+import { createDataStore, type DataStore } from '@cds/data';
+import { freePort } from '../integration/checker/checker-dns';
+import { aDomain, anApplication, checksFor } from '../integration/data/data-fixtures';
+import { startRecordingOrigin, type RecordingOrigin } from '../integration/edge/edge-fixture';
+import { createVhost, deleteVhost, type TestVhost } from '../integration/messaging/rabbit';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { startTcpRelay, type TcpRelay } from './tcp-relay';
+
+const MAIN = join(__dirname, '../../services/edge-proxy/dist/main.js');
+/** The contract's 5 minutes unless EDGE_OUTAGE_SECONDS says otherwise (shorter only while developing). */
+const OUTAGE_SECONDS = Number(process.env.EDGE_OUTAGE_SECONDS ?? 300);
+const OUTAGE_MS = OUTAGE_SECONDS * 1000;
+const INTERVAL_MS = 500;
+/** Every 5th round opens new TLS connections (SNI -> certificate cache); the others reuse keep-alive ones. */
+const NEW_CONNECTION_EVERY = 5;
+const REQUEST_TIMEOUT_MS = 10_000;
+const RECONNECT_WITHIN_MS = 10_000;
+const FLUSH_WITHIN_MS = 20_000;
+const START_TIMEOUT_MS = 30_000;
+const BUILD_WAIT_MS = 120_000;
+const ASSERTION_ISSUER = 'custom-domain-service';
+
+const DATA_KEY = randomBytes(32);
+const DEPLOYMENT_KEY = { kid: 'deployment', secret: randomBytes(32).toString('base64url') };
+
+interface Site {
+  label: string;
+  applicationId: string;
+  slug: string;
+  domainId: string;
+  hostname: string;
+  reference: string;
+  /** The key the edge must sign this application's assertions with. */
+  key: { kid: string; secret: string };
+  /** Keep-alive connections to the edge with this SNI. */
+  agent: https.Agent;
+}
+
+interface Ports {
+  https: number;
+  http: number;
+  metrics: number;
+}
+
+let db: TestDatabase;
+let store: DataStore;
+let vhost: TestVhost | undefined;
+let relay: TcpRelay | undefined;
+let origin: RecordingOrigin | undefined;
+let edge: ChildProcess | undefined;
+let output = '';
+let caPem: string;
+let ports: Ports;
+const sites: Site[] = [];
+
+/** `make test` builds first; while a build is still running elsewhere, wait for it instead of failing. */
+async function waitForBuild(): Promise<void> {
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  while (!existsSync(MAIN)) {
+    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
+    await sleep(1000);
+  }
+}
+
+async function seedSite(label: string, withOwnKey: boolean, ca: InternalCa, originUrl: string): Promise<Site> {
+  const app = anApplication();
+  const domain = aDomain(app.id, { status: 'ready', reference: `soak-${label}` });
+  const now = new Date();
+  const own = withOwnKey ? generateAssertionKey() : null;
+  await store.transaction(async (r) => {
+    await r.applications.insert(app);
+    await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: originUrl, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
+    await r.domains.insert(domain, checksFor(domain.id));
+    if (own) await r.assertionKeys.insert({ kid: own.kid, applicationId: app.id, secretSealed: encryptSecret(own.secret, DATA_KEY), createdAt: now, revokedAt: null });
+  });
+  const issued = await ca.issue(domain.hostname);
+  await store.run((r) => r.certificates.save({
+    hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
+    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: now,
+  }));
+  return {
+    label, applicationId: app.id, slug: app.slug, domainId: domain.id, hostname: domain.hostname, reference: domain.reference,
+    key: own ?? DEPLOYMENT_KEY, agent: new https.Agent({ keepAlive: true, maxSockets: 1 }),
+  };
+}
+
+async function ops(path: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${ports.metrics}${path}`, { signal: AbortSignal.timeout(5_000) });
+  return { status: res.status, body: await res.text() };
+}
+
+async function controlPlaneReachable(): Promise<boolean> {
+  const ready = await ops('/readyz');
+  return (JSON.parse(ready.body) as { control_plane: { reachable: boolean } }).control_plane.reachable;
+}
+
+async function startEdgeProcess(databaseUrl: string, amqpUrl: string): Promise<void> {
+  ports = { https: await freePort(), http: await freePort(), metrics: await freePort() };
+  edge = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: databaseUrl,
+      AMQP_URL: amqpUrl,
+      EDGE_HTTPS_PORT: String(ports.https),
+      EDGE_HTTP_PORT: String(ports.http),
+      METRICS_PORT: String(ports.metrics),
+      BIND_ADDRESS: '127.0.0.1',
+      DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'),
+      ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret,
+      OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+      ORIGIN_TIMEOUT: '5s',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  edge.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  edge.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (edge.exitCode !== null) throw new Error(`edge exited with ${edge.exitCode}:\n${output}`);
+    if (await ops('/readyz').then((r) => r.status === 200, () => false)) return;
+    if (Date.now() > deadline) throw new Error(`edge not ready within ${START_TIMEOUT_MS} ms:\n${output}`);
+    await sleep(200);
+  }
+}
+
+interface Probe {
+  ok: boolean;
+  newConnection: boolean;
+  problem?: string;
+}
+
+/** One HTTPS request to the edge for `site`; ok when it is a 200 from the origin, which received a valid assertion. */
+async function probe(site: Site, path: string, newConnection: boolean): Promise<Probe> {
+  let answer: { status: number; body: string; reused: boolean };
+  try {
+    answer = await new Promise((resolve, reject) => {
+      const req = https.request({
+        host: '127.0.0.1', port: ports.https, path, servername: site.hostname, ca: caPem,
+        agent: newConnection ? false : site.agent, headers: { host: site.hostname }, timeout: REQUEST_TIMEOUT_MS,
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), reused: req.reusedSocket }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+      req.on('error', reject);
+      req.end();
+    });
+  } catch (err) {
+    return { ok: false, newConnection, problem: `request failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const fresh = !answer.reused;
+  if (answer.status !== 200) return { ok: false, newConnection: fresh, problem: `status ${answer.status}: ${answer.body.slice(0, 200).trim()}` };
+  if (answer.body !== `origin ${path}`) return { ok: false, newConnection: fresh, problem: `200 with a body not from the origin: ${answer.body.slice(0, 200)}` };
+  const received = origin?.requests.find((r) => r.url === path);
+  if (!received) return { ok: false, newConnection: fresh, problem: 'the origin did not receive the request' };
+  const token = received.headers['x-custom-domain-assertion'];
+  if (typeof token !== 'string') return { ok: false, newConnection: fresh, problem: 'no assertion header at the origin' };
+  try {
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(site.key.secret), {
+      issuer: ASSERTION_ISSUER, audience: site.slug, subject: site.domainId, algorithms: ['HS256'],
+    });
+    if (protectedHeader.kid !== site.key.kid) throw new Error(`kid ${protectedHeader.kid}, expected ${site.key.kid}`);
+    if (payload.hostname !== site.hostname || payload.reference !== site.reference) throw new Error(`claims ${JSON.stringify(payload)}`);
+  } catch (err) {
+    return { ok: false, newConnection: fresh, problem: `invalid assertion: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return { ok: true, newConnection: fresh };
+}
+
+/** Requests forwarded for the application as traffic_days has them. */
+async function trafficRequests(applicationId: string): Promise<number> {
+  const days = await store.run((r) => r.traffic.range(applicationId, '2000-01-01', '2100-12-31'));
+  return days.reduce((sum, day) => sum + day.requests, 0);
+}
+
+/** Requests for the site that reached the origin: every one of them is counted by the edge. */
+const forwarded = (site: Site): number => origin?.requests.filter((r) => r.headers.host === site.hostname).length ?? 0;
+
+async function stopEdge(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const child = edge as ChildProcess;
+  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, sig) => resolve({ code, signal: sig })));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  const result = await exited;
+  clearTimeout(timer);
+  return result;
+}
+
+beforeAll(async () => {
+  if (!Number.isFinite(OUTAGE_SECONDS) || OUTAGE_SECONDS <= 0) throw new Error(`EDGE_OUTAGE_SECONDS must be a positive number (got ${process.env.EDGE_OUTAGE_SECONDS})`);
+  await waitForBuild();
+  // Always PostgreSQL: the relay stands in front of its TCP port.
+  db = await createTestDatabase('postgres');
+  store = await createDataStore({ url: db.url });
+  await store.migrate();
+  origin = await startRecordingOrigin();
+  const ca = new InternalCa(store, DATA_KEY);
+  caPem = await ca.certificatePem();
+  sites.push(await seedSite('a', true, ca, origin.url), await seedSite('b', false, ca, origin.url));
+
+  vhost = await createVhost();
+  relay = await startTcpRelay({ host: '127.0.0.1', port: 5432 });
+  const viaRelay = new URL(db.url);
+  viaRelay.port = String(relay.port);
+  await startEdgeProcess(viaRelay.toString(), vhost.url);
+}, BUILD_WAIT_MS + START_TIMEOUT_MS + 60_000);
+
+afterAll(async () => {
+  if (edge) await stopEdge('SIGKILL');
+  for (const site of sites) site.agent.destroy();
+  await relay?.close();
+  await origin?.close();
+  await store?.close();
+  await db?.drop();
+  if (vhost) await deleteVhost(vhost);
+}, 60_000);
+
+test(`ready domains keep answering 200 with the database cut for ${OUTAGE_SECONDS} s; traffic is flushed once it is back`, async () => {
+  // Warm the caches: route, certificate (new connections) and signing key per domain.
+  for (let i = 0; i < 4; i++) {
+    for (const site of sites) {
+      const warm = await probe(site, `/warm/${site.label}/${i}`, i % 2 === 0);
+      expect(warm.problem ?? 'ok').toBe('ok');
+    }
+  }
+  expect(await controlPlaneReachable()).toBe(true);
+
+  const forwardedBeforeCut = sites.map(forwarded);
+  const refusedBefore = (relay as TcpRelay).refused;
+  (relay as TcpRelay).cut();
+  const cutAt = performance.now();
+  const sinceCut = () => ((performance.now() - cutAt) / 1000).toFixed(1);
+  const failures: string[] = [];
+  let sent = 0;
+  let ok = 0;
+  let newConnections = 0;
+  let midway: { readyz: { status: number; body: string }; reachableMetric: string | undefined } | null = null;
+
+  for (let round = 0; round * INTERVAL_MS < OUTAGE_MS; round++) {
+    const wait = cutAt + round * INTERVAL_MS - performance.now();
+    if (wait > 0) await sleep(wait);
+    const newConnection = round % NEW_CONNECTION_EVERY === 0;
+    const at = sinceCut();
+    const probes = await Promise.all(sites.map((site) => probe(site, `/outage/${site.label}/${round}`, newConnection)));
+    probes.forEach((result, i) => {
+      sent += 1;
+      if (result.newConnection) newConnections += 1;
+      if (result.ok) ok += 1;
+      else failures.push(`${sites[i]?.hostname} round ${round} (${newConnection ? 'new' : 'keep-alive'} connection), sent ${at} s after the cut: ${result.problem}`);
+    });
+    if (midway === null && (round + 1) * INTERVAL_MS >= OUTAGE_MS / 2) {
+      const metrics = await ops('/metrics');
+      midway = { readyz: await ops('/readyz'), reachableMetric: metrics.body.split('\n').find((line) => line.startsWith('cds_edge_control_plane_reachable')) };
+    }
+  }
+  const outageSeconds = Math.round((performance.now() - cutAt) / 1000);
+  const refusedDuringOutage = (relay as TcpRelay).refused - refusedBefore;
+  const forwardedBeforeRestore = sites.map(forwarded);
+  // Read past the relay: nothing counted during the outage can be in the database yet.
+  const trafficBeforeRestore = await Promise.all(sites.map((site) => trafficRequests(site.applicationId)));
+  console.log(`edge served ${ok}/${sent} requests with the database cut for ${outageSeconds} s`);
+
+  (relay as TcpRelay).restore();
+  // The edge notices the database is back at its next load, which requests cause.
+  const restoredAt = Date.now();
+  let reachableAgain = false;
+  while (!reachableAgain && Date.now() - restoredAt < RECONNECT_WITHIN_MS) {
+    const probes = await Promise.all(sites.map((site) => probe(site, `/restore/${site.label}/${Date.now()}`, false)));
+    probes.forEach((result, i) => {
+      if (!result.ok) failures.push(`${sites[i]?.hostname} after the restore: ${result.problem}`);
+    });
+    reachableAgain = await controlPlaneReachable();
+    if (!reachableAgain) await sleep(250);
+  }
+  const reachableAfterMs = Date.now() - restoredAt;
+
+  // The counts the edge could not write during the outage reach traffic_days by its periodic flush.
+  const flushDeadline = Date.now() + FLUSH_WITHIN_MS;
+  let flushed = await Promise.all(sites.map((site) => trafficRequests(site.applicationId)));
+  while (flushed.some((n, i) => n < (forwardedBeforeRestore[i] ?? 0)) && Date.now() < flushDeadline) {
+    await sleep(500);
+    flushed = await Promise.all(sites.map((site) => trafficRequests(site.applicationId)));
+  }
+
+  const exit = await stopEdge('SIGTERM');
+  const finalTraffic = await Promise.all(sites.map((site) => trafficRequests(site.applicationId)));
+  const outputTail = output.slice(-4000);
+
+  expect({ failures, outputTail: failures.length ? outputTail : '' }).toEqual({ failures: [], outputTail: '' });
+  expect(ok).toBe(sent);
+  expect(sent).toBeGreaterThanOrEqual(2 * Math.floor(OUTAGE_MS / INTERVAL_MS));
+  expect(newConnections).toBeGreaterThanOrEqual(Math.floor(sent / NEW_CONNECTION_EVERY));
+  // The edge kept asking the database (reloads past the hard TTLs) and was refused each time.
+  expect(refusedDuringOutage).toBeGreaterThan(0);
+
+  expect(midway?.readyz.status).toBe(200);
+  expect(JSON.parse(midway?.readyz.body ?? '{}')).toMatchObject({ ready: true, control_plane: { reachable: false } });
+  expect(midway?.reachableMetric).toBe('cds_edge_control_plane_reachable 0');
+
+  expect(reachableAgain).toBe(true);
+  expect(reachableAfterMs).toBeLessThanOrEqual(RECONNECT_WITHIN_MS);
+  trafficBeforeRestore.forEach((n, i) => expect(n).toBeLessThanOrEqual(forwardedBeforeCut[i] ?? Number.NaN));
+  flushed.forEach((n, i) => expect(n).toBeGreaterThanOrEqual(forwardedBeforeRestore[i] ?? Number.NaN));
+
+  expect(exit).toEqual({ code: 0, signal: null });
+  // Exactly what reached the origin, nothing lost and nothing counted twice.
+  expect(finalTraffic).toEqual(sites.map(forwarded));
+}, OUTAGE_MS + 120_000);
