@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { generateApiKey, generateChallengeToken, hashApiKey, keyPrefix, looksLikeApiKey } from './credentials';
+import { generateApiKey, generateChallengeToken, secretHash, keyPrefix, looksLikeApiKey } from './credentials';
 
 describe('generateApiKey', () => {
   it('is cd_ followed by 43 base62 characters', () => {
@@ -16,11 +16,11 @@ describe('generateApiKey', () => {
   });
 });
 
-describe('hashApiKey and keyPrefix', () => {
+describe('secretHash and keyPrefix', () => {
   it('hashes with sha256 hex', () => {
     const key = 'cd_' + 'a'.repeat(43);
-    expect(hashApiKey(key)).toBe(createHash('sha256').update(key).digest('hex'));
-    expect(hashApiKey(key)).not.toBe(hashApiKey('cd_' + 'b'.repeat(43)));
+    expect(secretHash(key)).toBe(createHash('sha256').update(key).digest('hex'));
+    expect(secretHash(key)).not.toBe(secretHash('cd_' + 'b'.repeat(43)));
   });
 
   it('keeps the first 8 characters for display', () => {

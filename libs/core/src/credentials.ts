@@ -24,9 +24,9 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(API_KEY_RANDOM_LENGTH);
 }
 
-/** Only this hash is stored; credentials are looked up by it. */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+/** What is stored of a bearer secret (API keys, the operator token): hex SHA-256; lookups go by it. */
+export function secretHash(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
 /** The part of a key kept for display. */

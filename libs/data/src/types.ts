@@ -155,7 +155,8 @@ export interface OutboxRepository {
   unpublished(limit: number): Promise<OutboxRow[]>;
   markPublished(ids: string[], at: Date): Promise<void>;
   recordFailedAttempt(ids: string[]): Promise<void>;
-  oldestUnpublishedAt(): Promise<Date | null>;
+  /** Unpublished rows: how many, and when the oldest was written (null when none). */
+  backlog(): Promise<{ count: number; oldestAt: Date | null }>;
   /** Every row, in insertion order (tests and diagnostics). */
   all(routingKey?: string): Promise<OutboxRow[]>;
 }

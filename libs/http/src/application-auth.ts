@@ -1,5 +1,5 @@
 import type { RequestHandler, Request } from 'express';
-import { AppError, hashApiKey, looksLikeApiKey, rateLimited } from '@cds/core';
+import { AppError, secretHash, looksLikeApiKey, rateLimited } from '@cds/core';
 import type { ApplicationRow, CredentialRow, DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
 import { hitWindow, peekWindow } from './fixed-window';
@@ -61,7 +61,7 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
     const key = bearerToken(req);
     const found = key && looksLikeApiKey(key)
       ? await opts.store.run(async (r) => {
-          const credential = await r.credentials.findByHash(hashApiKey(key));
+          const credential = await r.credentials.findByHash(secretHash(key));
           if (!credential || !credentialValid(credential, at)) return null;
           const application = await r.applications.findById(credential.applicationId);
           return application && !application.deletedAt ? { credential, application } : null;

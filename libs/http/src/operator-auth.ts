@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
-import { AppError, rateLimited } from '@cds/core';
+import { AppError, rateLimited, secretHash } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { cidrMatcher, clientAddress } from './client-address';
 import { hitWindow, peekWindow } from './fixed-window';
@@ -16,9 +16,6 @@ export interface OperatorAuthOptions {
   now?: () => Date;
 }
 
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
 
 function bearer(req: Request): string | null {
   const match = /^Bearer +([^\s]+) *$/i.exec(req.get('authorization') ?? '');
@@ -40,7 +37,7 @@ function sameDigest(aHex: string, bHex: string): boolean {
 export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
   const now = opts.now ?? (() => new Date());
   const allowed = cidrMatcher(opts.allowedCidrs);
-  const configuredHash = sha256Hex(opts.configuredToken);
+  const configuredHash = secretHash(opts.configuredToken);
 
   return async (req, _res, next) => {
     const at = now();
@@ -52,7 +49,7 @@ export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
 
     const token = bearer(req);
     const expected = (await opts.store.run((r) => r.settings.get(OPERATOR_TOKEN_SETTING))) ?? configuredHash;
-    if (!token || !sameDigest(sha256Hex(token), expected)) {
+    if (!token || !sameDigest(secretHash(token), expected)) {
       await opts.store.run((r) => hitWindow(r.rateCounters, failureKey, opts.failuresPerMinute, 60, at));
       throw new AppError('unauthorized', 'A valid operator token is required: send Authorization: Bearer <token>.');
     }

@@ -2,7 +2,6 @@ import type { DataStore } from '@cds/data';
 import { databaseMetrics, setDatabaseRefresh } from './definitions';
 
 /** Outbox rows counted per read: enough to tell "stuck" from "busy" without loading the table. */
-export const OUTBOX_COUNT_CAP = 1000;
 const CERTIFICATE_WINDOWS = { '7d': 7 * 86_400_000, '14d': 14 * 86_400_000 } as const;
 
 export interface DatabaseGaugeOptions {
@@ -26,9 +25,9 @@ export function watchDatabase(store: DataStore, opts: DatabaseGaugeOptions = {})
   const read = async (): Promise<void> => {
     const at = now();
     try {
-      const [rows, oldest] = await store.run((r) => Promise.all([r.outbox.unpublished(OUTBOX_COUNT_CAP), r.outbox.oldestUnpublishedAt()]));
-      m.outboxBacklog.set(rows.length);
-      m.outboxOldestAge.set(oldest ? Math.max(0, (at.getTime() - oldest.getTime()) / 1000) : 0);
+      const { count, oldestAt } = await store.run((r) => r.outbox.backlog());
+      m.outboxBacklog.set(count);
+      m.outboxOldestAge.set(oldestAt ? Math.max(0, (at.getTime() - oldestAt.getTime()) / 1000) : 0);
     } catch {
       m.sourceErrors.inc({ source: 'outbox' });
     }

@@ -63,7 +63,7 @@ export const databaseMetrics = group((registers) => {
   // prom-client awaits collect() before serializing a gauge; one cached read serves all four.
   const collect = () => databaseRefresh();
   return {
-    outboxBacklog: new Gauge({ name: METRIC.outboxBacklog, help: 'Outbox rows not yet published to the bus (counted up to 1000).', registers, collect }),
+    outboxBacklog: new Gauge({ name: METRIC.outboxBacklog, help: 'Outbox rows not yet published to the bus.', registers, collect }),
     outboxOldestAge: new Gauge({ name: METRIC.outboxOldestAge, help: 'Age of the oldest unpublished outbox row; 0 when none.', registers, collect }),
     webhookPending: new Gauge({ name: METRIC.webhookPending, help: 'Webhook deliveries waiting for an attempt.', registers, collect }),
     certificatesExpiring: new Gauge({ name: METRIC.certificatesExpiring, help: 'Certificates whose notAfter is within the window (expired ones included).', labelNames: ['within'] as const, registers, collect }),

@@ -11,7 +11,7 @@ export {
   setEdgeCollect,
 } from './definitions';
 export { httpMetricsMiddleware, limiterRejectionTap, UNMATCHED_ROUTE, type HttpMetricsOptions } from './http-metrics';
-export { watchDatabase, OUTBOX_COUNT_CAP, type DatabaseGaugeOptions } from './database-gauges';
+export { watchDatabase, type DatabaseGaugeOptions } from './database-gauges';
 export { routeMatcher } from './route-template';
 export { watchCertificateExpiry } from './definitions';
 export { ExpiryTracker } from './expiry-tracker';

@@ -3,7 +3,7 @@
 // Several API instances share one database; failure counters and the stored
 // token live there, so the tests run in the order written.
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '@cds/http';
+import { secretHash } from '@cds/core';
 import { startTestApi, type Answer, type TestApi } from '../../support/api-harness';
 
 const APPS = '/operator/v1/applications';
@@ -167,7 +167,7 @@ test('a token stored in the settings replaces the configured one at once, on eve
   expect((await call(sibling, 'GET', APPS, `Bearer ${sibling.operatorToken}`)).status).toBe(200);
 
   const replacement = randomBytes(32).toString('base64url');
-  await main.store.run((r) => r.settings.set('operator_token_sha256', sha256Hex(replacement)));
+  await main.store.run((r) => r.settings.set('operator_token_sha256', secretHash(replacement)));
 
   expectError(await call(main, 'GET', APPS, `Bearer ${main.operatorToken}`), 401, 'unauthorized');
   expectError(await call(sibling, 'GET', APPS, `Bearer ${sibling.operatorToken}`), 401, 'unauthorized');

@@ -2,7 +2,8 @@
 // instance reads it from the database, so two API instances on one database
 // switch together. The tests run in the order written.
 import { randomBytes } from 'node:crypto';
-import { OPERATOR_TOKEN_SETTING, sha256Hex } from '@cds/http';
+import { secretHash } from '@cds/core';
+import { OPERATOR_TOKEN_SETTING } from '@cds/http';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
 jest.setTimeout(60_000);
@@ -54,7 +55,7 @@ it('replaces the token on every instance at once, storing only its SHA-256', asy
   expect(res.text).toBe('');
 
   const stored = await second.store.run((r) => r.settings.get(OPERATOR_TOKEN_SETTING));
-  expect(stored).toBe(sha256Hex(token));
+  expect(stored).toBe(secretHash(token));
   expect(stored).not.toContain(token);
 
   // The configured tokens stop working on both instances; the new one works on both.

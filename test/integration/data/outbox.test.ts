@@ -33,7 +33,7 @@ describe('outbox repository', () => {
     const rows = [];
     for (let i = 0; i < 4; i++) rows.push(await ctx.store.run((r) => r.outbox.add('event.emitted', { i })));
     const [a, b, c, d] = rows as [typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0]];
-    expect(await ctx.store.run((r) => r.outbox.oldestUnpublishedAt())).toEqual(a.createdAt);
+    expect(await ctx.store.run((r) => r.outbox.backlog())).toEqual({ count: 4, oldestAt: a.createdAt });
     expect((await ctx.store.run((r) => r.outbox.unpublished(2))).map((row) => row.id)).toEqual([a.id, b.id]);
 
     const publishedAt = new Date('2025-03-04T05:06:07.089Z');
@@ -45,11 +45,11 @@ describe('outbox repository', () => {
     await ctx.store.run((r) => r.outbox.recordFailedAttempt([]));
 
     expect(await ctx.store.run((r) => r.outbox.unpublished(10))).toEqual([{ ...b, attempts: 2 }, { ...d, attempts: 1 }]);
-    expect(await ctx.store.run((r) => r.outbox.oldestUnpublishedAt())).toEqual(b.createdAt);
+    expect(await ctx.store.run((r) => r.outbox.backlog())).toEqual({ count: 2, oldestAt: b.createdAt });
     expect((await ctx.store.run((r) => r.outbox.all())).find((row) => row.id === a.id)?.publishedAt).toEqual(publishedAt);
 
     await ctx.store.run((r) => r.outbox.markPublished([b.id, d.id], publishedAt));
-    expect(await ctx.store.run((r) => r.outbox.oldestUnpublishedAt())).toBeNull();
+    expect(await ctx.store.run((r) => r.outbox.backlog())).toEqual({ count: 0, oldestAt: null });
     expect(await ctx.store.run((r) => r.outbox.unpublished(10))).toEqual([]);
   });
 });

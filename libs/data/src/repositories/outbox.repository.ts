@@ -39,9 +39,9 @@ export class TypeOrmOutboxRepository implements OutboxRepository {
     await this.rows.increment({ id: In(ids) }, 'attempts', 1);
   }
 
-  async oldestUnpublishedAt(): Promise<Date | null> {
-    const [row] = await queryRows<{ oldest: unknown }>(this.manager, 'SELECT MIN(created_at) AS oldest FROM outbox WHERE published_at IS NULL', {});
-    return row?.oldest === null || row?.oldest === undefined ? null : timestampFromDb(row.oldest);
+  async backlog(): Promise<{ count: number; oldestAt: Date | null }> {
+    const [row] = await queryRows<{ count: unknown; oldest: unknown }>(this.manager, 'SELECT COUNT(*) AS "count", MIN(created_at) AS oldest FROM outbox WHERE published_at IS NULL', {});
+    return { count: numberFromDb(row?.count ?? 0), oldestAt: row?.oldest === null || row?.oldest === undefined ? null : timestampFromDb(row.oldest) };
   }
 
   all(routingKey?: string): Promise<OutboxRow[]> {

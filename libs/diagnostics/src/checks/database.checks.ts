@@ -37,7 +37,7 @@ export function databaseChecks(store: DataStore, now: () => Date): Check[] {
     {
       name: CHECK_NAMES.outbox,
       timeoutMs: TIMEOUT_MS,
-      run: async () => outboxFinding(await store.run((r) => r.outbox.oldestUnpublishedAt()), now()),
+      run: async () => outboxFinding((await store.run((r) => r.outbox.backlog())).oldestAt, now()),
     },
     {
       name: CHECK_NAMES.certificates,

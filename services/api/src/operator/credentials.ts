@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, generateApiKey, hashApiKey, keyPrefix } from '@cds/core';
+import { AppError, generateApiKey, secretHash, keyPrefix } from '@cds/core';
 import type { ApplicationRow, CredentialRow, Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import { UUID_PATTERN } from '../shared/common.schema';
@@ -30,7 +30,7 @@ function newCredential(app: ApplicationRow, name: string | null, now: Date): { r
   return {
     secret,
     row: {
-      id: randomUUID(), applicationId: app.id, name, prefix: keyPrefix(secret), keyHash: hashApiKey(secret),
+      id: randomUUID(), applicationId: app.id, name, prefix: keyPrefix(secret), keyHash: secretHash(secret),
       revokedAt: null, expiresAt: null, replacedById: null, createdAt: now, lastUsedAt: null,
     },
   };

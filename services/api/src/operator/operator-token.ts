@@ -1,4 +1,5 @@
-import { OPERATOR_TOKEN_SETTING, parseInput, sha256Hex } from '@cds/http';
+import { secretHash } from '@cds/core';
+import { OPERATOR_TOKEN_SETTING, parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { replaceOperatorTokenBody } from './operator-token.schema';
 
@@ -8,5 +9,5 @@ import { replaceOperatorTokenBody } from './operator-token.schema';
  */
 export async function replaceOperatorToken(ctx: UseCaseContext, body: unknown): Promise<void> {
   const { token } = parseInput<{ token: string }>(replaceOperatorTokenBody.required(), body, 'body');
-  await ctx.store.run((r) => r.settings.set(OPERATOR_TOKEN_SETTING, sha256Hex(token)));
+  await ctx.store.run((r) => r.settings.set(OPERATOR_TOKEN_SETTING, secretHash(token)));
 }
