@@ -6,6 +6,7 @@
 import { Gauge } from 'prom-client';
 import { edgeMetrics, limiterMetrics, registry, setEdgeCollect } from '@cds/metrics';
 import type { EdgeObserver } from './edge-server';
+import { PROXY_LIMITS } from './proxy-limiter';
 
 export const CONTROL_PLANE_METRIC = 'cds_edge_control_plane_reachable';
 
@@ -35,6 +36,8 @@ export function edgeMetricsObserver(): EdgeObserver {
   const reachable = (reachableGauge ??= new Gauge({ name: CONTROL_PLANE_METRIC, help: '1 while the edge reaches its database, 0 while it serves from cache alone.', registers: [registry] }));
   reachable.set(1);
   for (const cache of ['route', 'certificate', 'assertion']) for (const result of ['hit', 'miss']) m.cacheLookups.inc({ cache, result }, 0);
+  // Rejections by each proxied-request limit show at zero before the first one.
+  for (const { name } of Object.values(PROXY_LIMITS)) limiter.rejections.inc({ server: 'edge', limiter: name }, 0);
 
   /** Per application: requests by status class index, then response bytes (last slot). */
   let tallies = new Map<string, number[]>();
