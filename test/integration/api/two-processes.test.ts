@@ -3,11 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDataStore } from '@cds/data';
 import { connectTestClient, roomInWindow, type Answer, type TestClient } from '../../support/api-harness';
+import { freePort } from '../../support/free-port';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 
 // Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
@@ -22,14 +22,6 @@ interface ApiProcess {
   child: ChildProcess;
   url: string;
   output: () => string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** `make test` builds first; while a build is still running elsewhere, wait for it instead of skipping. */

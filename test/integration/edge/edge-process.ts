@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../support/free-port';
 
 export const EDGE_MAIN = join(__dirname, '../../../services/edge-proxy/dist/main.js');
 const START_TIMEOUT_MS = 30_000;
@@ -37,14 +37,6 @@ export interface EdgeProcess {
   terminate(): Promise<number | null>;
   /** Kills what is still running (test cleanup). */
   kill(): void;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** `make test` builds first; while a build is still running elsewhere, wait for it instead of failing at once. */

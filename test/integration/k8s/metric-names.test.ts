@@ -2,9 +2,10 @@
 // service's /metrics: the built all-in-one process, scraped over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../support/free-port';
 import { CHART, ROOT } from '../../support/k8s-tools';
 
 jest.setTimeout(120_000);
@@ -51,14 +52,15 @@ function exposedNames(text: string): Set<string> {
   return names;
 }
 
-function freePort(): Promise<number> {
+/** Status of a plain-HTTP GET with the given Host header (fetch cannot set Host). */
+function plainGet(port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
     });
+    req.on('error', reject);
+    req.end();
   });
 }
 
@@ -95,8 +97,9 @@ describe('metric names in dashboards and alert rules', () => {
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     await waitReady(`http://127.0.0.1:${metrics}/readyz`, child, () => output);
-    // One API request, so the HTTP families carry samples too.
+    // One API request and one edge request for a hostname nobody registered, so the HTTP and edge families carry samples too.
     expect((await fetch(`http://127.0.0.1:${api}/v1/domains`)).status).toBe(401);
+    expect(await plainGet(http, 'nobody-registered.example')).toBe(404);
     const answer = await fetch(`http://127.0.0.1:${metrics}/metrics`);
     expect(answer.headers.get('content-type')).toContain('text/plain');
     text = await answer.text();
@@ -133,9 +136,32 @@ describe('metric names in dashboards and alert rules', () => {
     expect(text.split('\n')).toContain(series);
   });
 
-  it('has dashboards that query the checker and dispatcher families', () => {
+  // The edge runs here too: an unknown hostname counts under application "-"; limiter and cache series start at zero.
+  it.each([
+    'cds_edge_requests_total{application="-",status_class="4xx"} 1',
+    'cds_edge_request_duration_seconds_count{status_class="4xx"} 1',
+    'cds_cache_lookups_total{cache="route",result="miss"} 1',
+    'cds_cache_lookups_total{cache="certificate",result="hit"} 0',
+    'cds_limiter_rejections_total{server="edge",limiter="proxied_requests_per_second"} 0',
+    'cds_limiter_rejections_total{server="edge",limiter="proxied_requests_per_minute"} 0',
+    'cds_edge_control_plane_reachable 1',
+  ])('shows %s after one request for an unknown hostname', (series) => {
+    expect(text.split('\n')).toContain(series);
+  });
+
+  it('has dashboards that query the checker, dispatcher and edge families', () => {
     const used = new Set(dashboardExpressions().flatMap(({ expr }) => metricNames(expr)));
-    for (const name of ['cds_checks_total', 'cds_acme_orders_total', 'cds_certificate_expiry_timestamp_seconds', 'cds_consumer_lag_seconds_bucket', 'cds_webhook_deliveries_total', 'cds_webhook_delivery_duration_seconds_bucket']) {
+    for (const name of [
+      'cds_checks_total', 'cds_acme_orders_total', 'cds_certificate_expiry_timestamp_seconds', 'cds_consumer_lag_seconds_bucket', 'cds_webhook_deliveries_total', 'cds_webhook_delivery_duration_seconds_bucket',
+      'cds_edge_requests_total', 'cds_edge_response_bytes_total', 'cds_edge_request_duration_seconds_bucket', 'cds_cache_lookups_total', 'cds_limiter_rejections_total', 'cds_edge_control_plane_reachable',
+    ]) {
+      expect([name, used.has(name)]).toEqual([name, true]);
+    }
+  });
+
+  it('has alert rules on the edge', () => {
+    const used = new Set(alertExpressions().flatMap(({ expr }) => metricNames(expr)));
+    for (const name of ['cds_edge_control_plane_reachable', 'cds_edge_requests_total', 'cds_edge_request_duration_seconds_bucket']) {
       expect([name, used.has(name)]).toEqual([name, true]);
     }
   });

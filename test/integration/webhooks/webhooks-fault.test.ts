@@ -5,12 +5,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { outboxSource } from '@cds/data';
 import { connectAmqpBus, startOutboxRelay, type AmqpBus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { freePort } from '../../support/free-port';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
@@ -22,14 +22,6 @@ const MAIN = join(__dirname, '../../../services/webhook-dispatcher/dist/main.js'
 const EVENTS = 1000;
 const KILL_AFTER = 300;
 const BUILD_WAIT_MS = 120_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface DispatcherProcess {
   child: ChildProcess;
