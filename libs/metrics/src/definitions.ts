@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { registry } from './registry';
+import { SummedHistogram } from './summed-histogram';
 
 // Metric groups are registered on first use, so a process only exposes the
 // metrics of the services it runs (the API pod shows no checker series).
@@ -148,7 +149,7 @@ export const edgeMetrics = group((registers) => {
   return {
     requests: new Counter({ name: METRIC.edgeRequests, help: 'Requests answered by the edge, by application and status class.', labelNames: ['application', 'status_class'] as const, registers, collect }),
     responseBytes: new Counter({ name: METRIC.edgeBytes, help: 'Response bytes sent to clients, by application.', labelNames: ['application'] as const, registers, collect }),
-    duration: new Histogram({ name: METRIC.edgeDuration, help: 'Time to answer a proxied request.', labelNames: ['status_class'] as const, buckets: [...LATENCY_BUCKETS], registers, collect }),
+    duration: new SummedHistogram(METRIC.edgeDuration, 'Time to answer a proxied request.', 'status_class', LATENCY_BUCKETS, registers),
     cacheLookups: new Counter({ name: METRIC.cacheLookups, help: 'Cache lookups, by cache and result (hit|miss).', labelNames: ['cache', 'result'] as const, registers, collect }),
   };
 });

@@ -16,3 +16,4 @@ export { routeMatcher } from './route-template';
 export { watchCertificateExpiry } from './definitions';
 export { ExpiryTracker } from './expiry-tracker';
 export { meteredHandler, CONSUMER_OUTCOMES, type MeteredHandlerOptions } from './metered-handler';
+export { SummedHistogram } from './summed-histogram';

@@ -42,7 +42,6 @@ export function edgeMetricsObserver(): EdgeObserver {
   /** Per application: requests by status class index, then response bytes (last slot). */
   let tallies = new Map<string, number[]>();
   let lookups = new Map<string, number>();
-  const durations = STATUS_CLASSES.map((cls) => m.duration.labels({ status_class: cls }));
   setEdgeCollect(() => {
     const [t, l] = [tallies, lookups];
     tallies = new Map();
@@ -67,7 +66,7 @@ export function edgeMetricsObserver(): EdgeObserver {
       if (!counts) tallies.set(application, (counts = new Array<number>(STATUS_CLASSES.length + 1).fill(0)));
       counts[index]! += 1;
       counts[STATUS_CLASSES.length]! += sent;
-      durations[index]!.observe(seconds);
+      m.duration.observe(STATUS_CLASSES[index]!, seconds);
     },
     cacheLookup(cache, hit) {
       const key = LOOKUP_KEYS[cache][hit ? 0 : 1];

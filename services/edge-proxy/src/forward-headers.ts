@@ -6,6 +6,9 @@ export type HeaderMap = Record<string, string | string[]>;
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the proxy speaks itself; never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
 
+/** A Connection header that only says keep-alive or close. */
+const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
+
 /** What the edge states itself: any value a client sent is dropped, never appended to. */
 const EDGE_STATED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'forwarded', ASSERTION_HEADER]);
 
@@ -91,8 +94,9 @@ export function clientResponseHeaderList(raw: readonly (Buffer | string)[]): str
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) {
       if (lower === 'connection') {
-        // Names that are not hop-by-hop already ("Connection: keep-alive" names nothing new).
-        for (const named of connectionListed(raw[i + 1]!.toString('latin1')) ?? []) if (!HOP_BY_HOP.has(named)) (listed ??= new Set()).add(named);
+        // Names that are not hop-by-hop already ("Connection: keep-alive", the usual value, names nothing new).
+        const value = raw[i + 1]!.toString('latin1');
+        if (!PLAIN_CONNECTION.test(value)) for (const named of connectionListed(value) ?? []) if (!HOP_BY_HOP.has(named)) (listed ??= new Set()).add(named);
       }
       continue;
     }

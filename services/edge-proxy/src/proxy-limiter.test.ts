@@ -33,7 +33,7 @@ describe('ProxyLimiter', () => {
   it('batches: about 5 % of the limit, smaller as the window fills', () => {
     expect(batchSize(100, null)).toBe(5);
     expect(batchSize(600, null)).toBe(30);
-    expect(batchSize(1e9, null)).toBe(100);
+    expect(batchSize(1e9, null)).toBe(1000);
     expect(batchSize(100, 8)).toBe(2);
     expect(batchSize(100, 2)).toBe(1);
     expect(batchSize(1, null)).toBe(1);

@@ -25,9 +25,9 @@ export interface LimitVerdict {
 
 const ALLOWED: LimitVerdict = Object.freeze({ allowed: true, retryAfter: 0 });
 
-/** The size of the next reservation: about 5 % of the limit, smaller as the shared count nears it. */
+/** The size of the next reservation: about 5 % of the limit (at most 1000), smaller as the shared count nears it. */
 export function batchSize(limit: number, remaining: number | null): number {
-  const base = Math.min(100, Math.max(1, Math.ceil(limit / 20)));
+  const base = Math.min(1000, Math.max(1, Math.ceil(limit / 20)));
   if (remaining === null || remaining >= base * 4) return base;
   return Math.max(1, Math.floor(remaining / 4));
 }
