@@ -323,5 +323,7 @@ if [ "$broke" = 1 ]; then
   exit 1
 fi
 [ "${BENCH_DOCS:-1}" = 0 ] && exit 0
-bash "$HERE/record-results.sh" docs/benchmarks.md "$work/results.md"
+# One line per run in the run log too: the figures move a lot between runs on this machine.
+run_row="| $date_utc | $commit | $load_avg | ${rps[caddy:1k]:-} | ${rps[edge:1k]:-} | $(ratio "${rps[edge:1k]:-}" "${rps[caddy:1k]:-}") | ${p99[caddy:1k]:-} | ${p99[edge:1k]:-} | $(ratio "${p99[edge:1k]:-}" "${p99[caddy:1k]:-}") | ${cpu[caddy:1k]:-} | ${cpu[edge:1k]:-} |"
+bash "$HERE/record-results.sh" docs/benchmarks.md "$work/results.md" "$run_row"
 log "recorded in docs/benchmarks.md"
