@@ -42,6 +42,17 @@ function failureText(status: 502 | 504): string {
   return status === 504 ? 'The origin did not answer in time.\n' : 'The origin could not be reached.\n';
 }
 
+/** The response's Content-Length, or -1 (none, or not a plain number). */
+function declaredLength(rawHeaders: Buffer[]): number {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length === 14 && rawHeaders[i]!.toString('latin1').toLowerCase() === 'content-length') {
+      const value = rawHeaders[i + 1]!.toString('latin1').trim();
+      return /^\d+$/.test(value) ? Number(value) : -1;
+    }
+  }
+  return -1;
+}
+
 /** Path on the origin: the origin URL's own path (if any) before the request's. */
 function originPath(base: string, requestUrl: string): string {
   return base === '' ? requestUrl : base + requestUrl;
@@ -80,6 +91,7 @@ export class Forwarder {
     let finished = false;
     let abort: ((err?: Error) => void) | null = null;
     let resumeOrigin: () => void = () => undefined;
+    let expected = -1;
     const finish = (outcome: ForwardOutcome) => {
       if (finished) return;
       finished = true;
@@ -103,17 +115,24 @@ export class Forwarder {
         status = statusCode;
         res.writeHead(statusCode, clientResponseHeaderList(rawHeaders));
         resumeOrigin = resume;
+        expected = declaredLength(rawHeaders);
         return true;
       },
       onData(chunk: Buffer) {
         bytes += chunk.length;
+        // The chunk that completes a declared length ends the response in the same
+        // write as the rest (one TLS record and syscall fewer per small response).
+        if (bytes === expected) {
+          res.end(chunk);
+          return true;
+        }
         const more = res.write(chunk);
         // The origin's socket may serve another request by the time a late drain comes.
         if (!more) res.once('drain', () => finished || resumeOrigin());
         return more;
       },
       onComplete() {
-        res.end();
+        if (!res.writableEnded) res.end();
         finish({ answered: true, status, bytes });
       },
       onError(err: Error) {
