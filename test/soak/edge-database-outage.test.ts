@@ -188,7 +188,7 @@ async function probe(site: Site, path: string, newConnection: boolean): Promise<
   return { ok: true, newConnection: fresh };
 }
 
-/** Requests forwarded for the application as traffic_days has them. */
+/** Requests forwarded for the application as traffic_daily has them. */
 async function trafficRequests(applicationId: string): Promise<number> {
   const days = await store.run((r) => r.traffic.range(applicationId, '2000-01-01', '2100-12-31'));
   return days.reduce((sum, day) => sum + day.requests, 0);
@@ -296,7 +296,7 @@ test(`ready domains keep answering 200 with the database cut for ${OUTAGE_SECOND
   }
   const reachableAfterMs = Date.now() - restoredAt;
 
-  // The counts the edge could not write during the outage reach traffic_days by its periodic flush.
+  // The counts the edge could not write during the outage reach traffic_daily by its periodic flush.
   const flushDeadline = Date.now() + FLUSH_WITHIN_MS;
   let flushed = await Promise.all(sites.map((site) => trafficRequests(site.applicationId)));
   while (flushed.some((n, i) => n < (forwardedBeforeRestore[i] ?? 0)) && Date.now() < flushDeadline) {

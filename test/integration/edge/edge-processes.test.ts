@@ -35,7 +35,7 @@ let ca: InternalCa;
 let origin: RecordingOrigin;
 let sink: SmtpSink;
 let edges: EdgeProcess[] = [];
-/** What every application should find in traffic_days in the end: each answer the edges forwarded, with its body bytes. */
+/** What every application should find in traffic_daily in the end: each answer the edges forwarded, with its body bytes. */
 const forwarded = new Map<string, { slug: string; requests: number; bytes: number }>();
 
 beforeAll(async () => {
@@ -116,7 +116,7 @@ function expectRefusals(replies: EdgeReply[], retryAfter: (value: number) => boo
   }
 }
 
-/** The traffic_days rows of yesterday and today (a run may cross midnight UTC), added up. */
+/** The traffic_daily rows of yesterday and today (a run may cross midnight UTC), added up. */
 async function storedTraffic(applicationId: string): Promise<{ requests: number; bytes: number }> {
   const today = new Date().toISOString().slice(0, 10);
   const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
@@ -242,7 +242,7 @@ describe('SIGTERM', () => {
     expect((await send(0, app, '/after')).status).toBe(200);
   });
 
-  it('leaves traffic_days with exactly the requests and response bytes both edges forwarded, the drained one included', async () => {
+  it('leaves traffic_daily with exactly the requests and response bytes both edges forwarded, the drained one included', async () => {
     expect(await edge(0).terminate()).toBe(0);
     // 6 sized answers through each edge, the drained one, and one after the other edge stopped.
     expect(forwarded.get(app.id)).toEqual({ slug: app.slug, requests: 14, bytes: 2 * (1 + 10 + 100 + 999 + 4096 + 70_001) + 6 + 'slow'.length + 'origin /after'.length });
