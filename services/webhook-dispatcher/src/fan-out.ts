@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { DataStore, WebhookDeliveryRow } from '@cds/data';
+import { pendingDelivery, type DataStore, type WebhookDeliveryRow } from '@cds/data';
 import type { EventEmittedPayload } from '@cds/messaging';
 
 /** The webhook body: the event as the contract writes it (`created_at` as the message carries it, `+00:00`). */
@@ -23,24 +22,7 @@ export async function fanOutEvents(store: DataStore, events: EventEmittedPayload
       const applicationId = event.application_id.toLowerCase();
       return subscriptions
         .filter((s) => s.applicationId === applicationId && s.events.includes(event.type))
-        .map((s): WebhookDeliveryRow => ({
-          id: randomUUID(),
-          applicationId: s.applicationId,
-          subscriptionId: s.id,
-          eventId,
-          eventType: event.type,
-          payload,
-          state: 'pending',
-          attempts: 0,
-          nextAttemptAt: now,
-          lastAttemptAt: null,
-          lastStatusCode: null,
-          lastError: null,
-          createdAt: now,
-          deliveredAt: null,
-          replayOf: null,
-          leaseId: null,
-        }));
+        .map((s): WebhookDeliveryRow => pendingDelivery({ applicationId: s.applicationId, subscriptionId: s.id, eventId, eventType: event.type, payload, replayOf: null }, now));
     });
     const inserted = new Set(await r.webhookDeliveries.insertMany(perEvent.flat()));
     return perEvent.map((rows) => rows.filter((row) => inserted.has(row.id)).length);

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { FREE_PLAN_LIMITS } from '@cds/core';
 import { createDataStore, type ApplicationRow, type CheckRow, type CredentialRow, type DataStore, type DomainRow } from '@cds/data';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 
@@ -35,15 +36,7 @@ export async function openMigratedStore(): Promise<MigratedStore> {
   };
 }
 
-const LIMITS = {
-  live_domains: 25,
-  api_requests_per_minute: 60,
-  proxied_requests_per_minute: 600,
-  proxied_requests_per_second: 100,
-  credentials: 1,
-  webhook_subscriptions: 10,
-  fair_use_bytes_per_month: 10_000_000_000,
-};
+const LIMITS = FREE_PLAN_LIMITS;
 
 export function anApplication(overrides: Partial<ApplicationRow> = {}): ApplicationRow {
   return {

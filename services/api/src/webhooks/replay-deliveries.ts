@@ -1,30 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { AppError, isoTimestamp, validationError, WEBHOOK_REPLAY_SINCE_MAX } from '@cds/core';
-import type { ApplicationRow, Repositories, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
+import { pendingDelivery, type ApplicationRow, type Repositories, type WebhookDeliveryRow, type WebhookSubscriptionRow } from '@cds/data';
 import type { UseCaseContext } from '../shared/context';
 import { findOwnDelivery, findOwnSubscription } from './read-webhooks';
 import { toDeliveryResource, type DeliveryResource } from './webhook.mapper';
 
 /** A new pending delivery of the same event and payload, due now. */
 function replayOf(source: WebhookDeliveryRow, now: Date): WebhookDeliveryRow {
-  return {
-    id: randomUUID(),
-    applicationId: source.applicationId,
-    subscriptionId: source.subscriptionId,
-    eventId: source.eventId,
-    eventType: source.eventType,
-    payload: source.payload,
-    state: 'pending',
-    attempts: 0,
-    nextAttemptAt: now,
-    lastAttemptAt: null,
-    lastStatusCode: null,
-    lastError: null,
-    createdAt: now,
-    deliveredAt: null,
-    replayOf: source.id,
-    leaseId: null,
-  };
+  const { applicationId, subscriptionId, eventId, eventType, payload } = source;
+  return pendingDelivery({ applicationId, subscriptionId, eventId, eventType, payload, replayOf: source.id }, now);
 }
 
 async function activeSubscription(r: Repositories, application: ApplicationRow, id: string): Promise<WebhookSubscriptionRow> {
