@@ -1,9 +1,9 @@
 // The forwarding engine, the only module that knows it is undici: one
 // keep-alive pool per origin, responses streamed to the client with
-// backpressure, WebSocket upgrades spliced socket to socket. undici's
-// low-level dispatch is used because it was the fastest engine measured here
-// (http-proxy on node:http was about half its rate), and the response body
-// passes through one callback where the edge counts its bytes.
+// backpressure, WebSocket upgrades spliced socket to socket. undici is used
+// rather than http-proxy, which the design names, because it does this job
+// 1.7 to 2.3 times faster on this kind of machine; its low-level dispatch hands
+// the response body to one callback, where the edge counts the bytes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
@@ -58,17 +58,39 @@ function originPath(base: string, requestUrl: string): string {
   return base === '' ? requestUrl : base + requestUrl;
 }
 
+/** A pool nobody used for this long is closed (origins change; applications go). */
+const POOL_IDLE_MS = 10 * 60_000;
+
+interface PoolEntry {
+  pool: Pool;
+  basePath: string;
+  usedAt: number;
+}
+
 export class Forwarder {
-  private readonly pools = new Map<string, { pool: Pool; basePath: string }>();
+  private readonly pools = new Map<string, PoolEntry>();
   private readonly ca: string[] | undefined;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly opts: ForwarderOptions) {
     this.ca = opts.originCa ? [...tls.rootCertificates, opts.originCa] : undefined;
+    this.sweeper = setInterval(() => this.closeIdlePools(), 60_000).unref();
   }
 
-  private poolFor(originUrl: string): { pool: Pool; basePath: string } {
+  private closeIdlePools(): void {
+    const now = Date.now();
+    for (const [url, entry] of this.pools) {
+      if (now - entry.usedAt < POOL_IDLE_MS) continue;
+      this.pools.delete(url);
+      entry.pool.close().catch(() => entry.pool.destroy());
+    }
+  }
+
+  private poolFor(originUrl: string): PoolEntry {
     let entry = this.pools.get(originUrl);
-    if (!entry) {
+    if (entry) {
+      entry.usedAt = Date.now();
+    } else {
       const url = new URL(originUrl);
       const pool = new Pool(url.origin, {
         connections: this.opts.connectionsPerOrigin ?? 256,
@@ -76,7 +98,7 @@ export class Forwarder {
         bodyTimeout: this.opts.originTimeoutMs,
         connect: { timeout: this.opts.connectTimeoutMs ?? Math.min(10_000, this.opts.originTimeoutMs), ...(this.ca ? { ca: this.ca } : {}) },
       });
-      entry = { pool, basePath: url.pathname.replace(/\/+$/, '') };
+      entry = { pool, basePath: url.pathname.replace(/\/+$/, ''), usedAt: Date.now() };
       this.pools.set(originUrl, entry);
     }
     return entry;
@@ -192,6 +214,7 @@ export class Forwarder {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all([...this.pools.values()].map(({ pool }) => pool.close().catch(() => pool.destroy())));
     this.pools.clear();
   }
