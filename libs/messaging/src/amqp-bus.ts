@@ -121,7 +121,7 @@ export class AmqpBus implements Bus {
       contentType: 'application/json',
       messageId,
       timestamp: Math.floor(Date.now() / 1000),
-      headers: { [BUS_HEADERS.schemaVersion]: version },
+      headers: { [BUS_HEADERS.schemaVersion]: version, [BUS_HEADERS.writtenAt]: (opts.writtenAt ?? new Date()).getTime() },
     }, this.publishTimeoutMs);
     if (link.returned.delete(messageId)) throw new UnroutableMessageError(routingKey);
   }
@@ -284,7 +284,8 @@ export class AmqpBus implements Bus {
 
     let failure: unknown;
     try {
-      await sub.opts.handler({ ...message, messageId, redelivered: msg.fields.redelivered || retries > 0 });
+      const writtenAt = typeof headers[BUS_HEADERS.writtenAt] === 'number' ? new Date(headers[BUS_HEADERS.writtenAt] as number) : null;
+      await sub.opts.handler({ ...message, messageId, redelivered: msg.fields.redelivered || retries > 0, writtenAt });
       ignoreClosed(() => ch.ack(msg));
       return;
     } catch (err) {

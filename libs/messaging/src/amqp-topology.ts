@@ -15,6 +15,8 @@ export const BUS_HEADERS = {
   /** The publish routing key; a retried message comes back keyed by its queue name. */
   routingKey: 'x-original-routing-key',
   schemaVersion: 'x-schema-version',
+  /** Milliseconds since the epoch when the message was written (the AMQP timestamp has whole seconds only). */
+  writtenAt: 'x-written-at',
 } as const;
 
 export interface QueueNames {

@@ -16,6 +16,8 @@ export const silentLogger: MessagingLogger = { info() {}, warn() {}, error() {} 
 export interface PublishOptions {
   /** Defaults to a random uuid. The outbox relay passes the row id. */
   messageId?: string;
+  /** When the message came to be (default: now). The outbox relay passes the row's time, so consumer lag includes the outbox. */
+  writtenAt?: Date;
 }
 
 /** A delivered message; `routingKey` narrows `payload` (it has passed the catalog). */
@@ -23,6 +25,8 @@ export type Delivery = CatalogMessage & {
   messageId: string;
   /** true when this message was handed to a handler before (broker redelivery or retry). */
   redelivered: boolean;
+  /** When it was written (PublishOptions.writtenAt), for consumer lag; null when the publisher did not say. */
+  writtenAt: Date | null;
 };
 
 export type MessageHandler = (message: Delivery) => Promise<void>;

@@ -21,10 +21,11 @@ describe('InProcessBus', () => {
     const got: Delivery[] = [];
     await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m); } });
     const payload = checkPayload();
-    await bus.publish('domain.check.requested', payload, { messageId: 'm-1' });
+    const writtenAt = new Date('2026-01-02T03:04:05.678Z');
+    await bus.publish('domain.check.requested', payload, { messageId: 'm-1', writtenAt });
     expect(got).toHaveLength(0);
     await bus.whenIdle();
-    expect(got).toEqual([{ routingKey: 'domain.check.requested', payload, messageId: 'm-1', redelivered: false }]);
+    expect(got).toEqual([{ routingKey: 'domain.check.requested', payload, messageId: 'm-1', redelivered: false, writtenAt }]);
     expect(got[0]?.payload).not.toBe(payload);
   });
 

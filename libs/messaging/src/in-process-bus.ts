@@ -42,6 +42,7 @@ interface Envelope {
   routingKey: string;
   body: string;
   messageId: string;
+  writtenAt: Date;
   retries: number;
   redelivered: boolean;
 }
@@ -89,7 +90,8 @@ export class InProcessBus implements Bus {
     if (targets.length === 0 && catalogEntry(routingKey).mandatory) throw new UnroutableMessageError(routingKey);
     const body = JSON.stringify(payload);
     const messageId = opts.messageId ?? randomUUID();
-    for (const queue of targets) queue.ready.push({ routingKey, body, messageId, retries: 0, redelivered: false });
+    const writtenAt = opts.writtenAt ?? new Date();
+    for (const queue of targets) queue.ready.push({ routingKey, body, messageId, writtenAt, retries: 0, redelivered: false });
     this.schedulePump();
   }
 
@@ -191,7 +193,7 @@ export class InProcessBus implements Bus {
       return;
     }
     try {
-      await consumer.handler({ ...message, messageId: envelope.messageId, redelivered: envelope.redelivered });
+      await consumer.handler({ ...message, messageId: envelope.messageId, redelivered: envelope.redelivered, writtenAt: envelope.writtenAt });
     } catch (err) {
       if (envelope.retries >= this.maxRetries || this.closed) {
         this.deadLetter(queue, envelope, payload, 'rejected', err);

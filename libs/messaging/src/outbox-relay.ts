@@ -17,6 +17,8 @@ export interface OutboxEntry {
   id: string;
   routingKey: string;
   payload: unknown;
+  /** When the row was written: sent along as the message's writtenAt. */
+  createdAt?: Date;
 }
 
 /** The outbox table as the relay sees it; the data library's OutboxRepository satisfies it. */
@@ -84,7 +86,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     if (rows.length === 0) return { rows: 0, failure: null, refused: null };
 
     // Published back to back in row order: one channel keeps that order at the broker.
-    const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(row.routingKey, row.payload, { messageId: row.id })));
+    const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(row.routingKey, row.payload, { messageId: row.id, writtenAt: row.createdAt })));
     const published: string[] = [];
     const failed: string[] = [];
     let failure: unknown = null;

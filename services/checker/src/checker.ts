@@ -182,6 +182,9 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
       if (leased) await runLeased(leased);
+    }, {
+      // The outbox row's time travels with the message; a redelivery's lag was counted the first time.
+      writtenAt: (message) => (message.redelivered ? null : message.writtenAt),
     }),
   });
   schedule();

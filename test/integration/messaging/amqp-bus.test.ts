@@ -56,13 +56,17 @@ describe('AmqpBus (RabbitMQ)', () => {
     const sub = await bus.subscribe({ queue: q, routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m); } });
     const payloads = [check(), check(), check()];
     const ids = payloads.map(() => randomUUID());
-    for (const [i, payload] of payloads.entries()) await bus.publish('domain.check.requested', payload, { messageId: ids[i] });
+    const writtenAt = new Date(Date.now() - 1234);
+    for (const [i, payload] of payloads.entries()) await bus.publish('domain.check.requested', payload, { messageId: ids[i], ...(i === 0 ? { writtenAt } : {}) });
     await until(() => got.length === 3, 5000, 'three deliveries');
     expect(got.map((m) => m.messageId).sort()).toEqual([...ids].sort());
     for (const m of got) {
       expect(m.routingKey).toBe('domain.check.requested');
       expect(m.redelivered).toBe(false);
       expect(payloads).toContainEqual(m.payload);
+      // The time the publisher gave (to the millisecond), or the time of publishing.
+      if (m.messageId === ids[0]) expect(m.writtenAt).toEqual(writtenAt);
+      else expect(Math.abs(Date.now() - (m.writtenAt as Date).getTime())).toBeLessThan(5000);
     }
 
     // With no consumer, a confirmed message is already in the durable queue.

@@ -67,6 +67,7 @@ test('every label set is there at zero before the first check', async () => {
   expect(await sample('cds_certificate_expiry_timestamp_seconds')).toBe(0);
   expect(await sample('cds_messages_consumed_total', 'consumer="checker",outcome="ack"')).toBe(0);
   expect(await sample('cds_messages_consumed_total', 'consumer="checker",outcome="retry"')).toBe(0);
+  expect(await sample('cds_consumer_lag_seconds_count', 'consumer="checker"')).toBe(0);
 });
 
 test('a domain that goes ready counts its checks, one issued order and its certificate expiry; losing its CNAME drops the expiry', async () => {
@@ -83,8 +84,14 @@ test('a domain that goes ready counts its checks, one issued order and its certi
     expect(await sample('cds_check_duration_seconds_count', `check="${type}"`)).toBeGreaterThanOrEqual(runs);
   }
   // The registration's domain.check.requested went through the bus to this checker.
-  expect(await sample('cds_messages_consumed_total', 'consumer="checker",outcome="ack"')).toBeGreaterThanOrEqual(1);
+  const consumed = (await sample('cds_messages_consumed_total', 'consumer="checker",outcome="ack"')) ?? 0;
+  expect(consumed).toBeGreaterThanOrEqual(1);
   expect(await sample('cds_messages_consumed_total', 'consumer="checker",outcome="retry"')).toBe(0);
+  // Every check request carried its outbox row's time: one lag observation each, none of them long on a quiet loopback.
+  expect(await sample('cds_consumer_lag_seconds_count', 'consumer="checker"')).toBe(consumed);
+  const lag = (await sample('cds_consumer_lag_seconds_sum', 'consumer="checker"')) ?? -1;
+  expect(lag).toBeGreaterThanOrEqual(0);
+  expect(lag).toBeLessThan(consumed * 5);
 
   const stored = await api.store.run((r) => r.certificates.find(domain.hostname));
   expect(stored?.issuer).toBe('acme');
