@@ -279,6 +279,7 @@ export class AmqpBus implements Bus {
     } catch (err) {
       this.logger.error('invalid message dead-lettered', { ...context, error: errorText(err) });
       ignoreClosed(() => ch.nack(msg, false, false));
+      sub.opts.onDeadLetter?.('invalid');
       return;
     }
 
@@ -295,6 +296,7 @@ export class AmqpBus implements Bus {
     if (retries >= this.maxRetries) {
       this.logger.error('message dead-lettered after its retries', { ...context, error: errorText(failure) });
       ignoreClosed(() => ch.nack(msg, false, false));
+      sub.opts.onDeadLetter?.('rejected');
       return;
     }
     const delay = retryDelayMs(retries, this.retryBaseMs);

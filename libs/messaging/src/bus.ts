@@ -50,6 +50,8 @@ export interface SubscribeOptions {
    * A payload that fails the catalog is dead-lettered at once, unseen.
    */
   handler: MessageHandler;
+  /** Called when a message of this subscription is dead-lettered (metrics): after its retries, or at once when invalid. */
+  onDeadLetter?: (reason: 'rejected' | 'invalid') => void;
 }
 
 export interface Subscription {

@@ -117,10 +117,11 @@ describe('InProcessBus', () => {
     expect(bus.deadLetters).toEqual([]);
   });
 
-  it('dead-letters a message after maxRetries retries', async () => {
+  it('dead-letters a message after maxRetries retries, and tells the subscription', async () => {
     let calls = 0;
+    const told: string[] = [];
     await bus.subscribe({
-      queue: 'checker', routingKeys: ['domain.check.requested'],
+      queue: 'checker', routingKeys: ['domain.check.requested'], onDeadLetter: (reason) => told.push(reason),
       handler: async () => {
         calls += 1;
         throw new Error('always broken');
@@ -134,11 +135,13 @@ describe('InProcessBus', () => {
       queue: 'checker', routingKey: 'domain.check.requested', payload, messageId: 'poison',
       retries: 3, reason: 'rejected', error: 'always broken',
     }]);
+    expect(told).toEqual(['rejected']);
   });
 
   it('dead-letters at once, unseen by the handler, a message that fails the catalog on arrival', async () => {
     let calls = 0;
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { calls += 1; } });
+    const told: string[] = [];
+    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { calls += 1; }, onDeadLetter: (reason) => told.push(reason) });
     // Valid as published, but its JSON form (what travels) is not: the consumer must check again.
     const payload = checkPayload();
     Object.defineProperty(payload, 'toJSON', { value: () => ({ domain_id: 'nope' }) });
@@ -147,6 +150,7 @@ describe('InProcessBus', () => {
     expect(calls).toBe(0);
     expect(bus.deadLetters).toHaveLength(1);
     expect(bus.deadLetters[0]).toMatchObject({ messageId: 'bad', reason: 'invalid', retries: 0, payload: { domain_id: 'nope' } });
+    expect(told).toEqual(['invalid']);
   });
 
   it('refuses to publish an invalid payload or an unknown routing key', async () => {

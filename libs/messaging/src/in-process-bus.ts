@@ -49,6 +49,7 @@ interface Envelope {
 
 interface Consumer {
   handler: MessageHandler;
+  onDeadLetter?: SubscribeOptions['onDeadLetter'];
   prefetch: number;
   inFlight: Set<Promise<void>>;
 }
@@ -104,7 +105,7 @@ export class InProcessBus implements Bus {
       this.queues.set(opts.queue, queue);
     }
     for (const key of opts.routingKeys) queue.bindings.add(key);
-    const consumer: Consumer = { handler: opts.handler, prefetch: opts.prefetch ?? DEFAULT_PREFETCH, inFlight: new Set() };
+    const consumer: Consumer = { handler: opts.handler, onDeadLetter: opts.onDeadLetter, prefetch: opts.prefetch ?? DEFAULT_PREFETCH, inFlight: new Set() };
     queue.consumers.push(consumer);
     this.schedulePump();
     const owner = queue;
@@ -190,6 +191,7 @@ export class InProcessBus implements Bus {
       message = validateMessage(envelope.routingKey, payload);
     } catch (err) {
       this.deadLetter(queue, envelope, payload, 'invalid', err);
+      consumer.onDeadLetter?.('invalid');
       return;
     }
     try {
@@ -197,6 +199,7 @@ export class InProcessBus implements Bus {
     } catch (err) {
       if (envelope.retries >= this.maxRetries || this.closed) {
         this.deadLetter(queue, envelope, payload, 'rejected', err);
+        consumer.onDeadLetter?.('rejected');
         return;
       }
       const delay = retryDelayMs(envelope.retries, this.retryBaseMs);

@@ -15,5 +15,5 @@ export { watchDatabase, type DatabaseGaugeOptions } from './database-gauges';
 export { routeMatcher } from './route-template';
 export { watchCertificateExpiry } from './definitions';
 export { ExpiryTracker } from './expiry-tracker';
-export { meteredHandler, CONSUMER_OUTCOMES, type MeteredHandlerOptions } from './metered-handler';
+export { meteredDeadLetters, meteredHandler, CONSUMER_OUTCOMES, type MeteredHandlerOptions } from './metered-handler';
 export { SummedHistogram } from './summed-histogram';

@@ -1,5 +1,5 @@
 import { registry } from './registry';
-import { meteredHandler } from './metered-handler';
+import { meteredDeadLetters, meteredHandler } from './metered-handler';
 
 async function sample(name: string, labels: string): Promise<number | undefined> {
   const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
@@ -39,5 +39,15 @@ describe('meteredHandler', () => {
     expect(await sample('cds_consumer_lag_seconds_sum', 'consumer="unit-consumer"')).toBe(2.5);
     expect(await sample('cds_consumer_lag_seconds_bucket', 'le="1",consumer="unit-consumer"')).toBe(0);
     expect(await sample('cds_consumer_lag_seconds_bucket', 'le="5",consumer="unit-consumer"')).toBe(1);
+  });
+});
+
+describe('meteredDeadLetters', () => {
+  it('shows dead_letter at zero, then counts each dead letter the bus reports', async () => {
+    const onDeadLetter = meteredDeadLetters('unit-dead');
+    expect(await sample('cds_messages_consumed_total', 'consumer="unit-dead",outcome="dead_letter"')).toBe(0);
+    onDeadLetter();
+    onDeadLetter();
+    expect(await sample('cds_messages_consumed_total', 'consumer="unit-dead",outcome="dead_letter"')).toBe(2);
   });
 });

@@ -1,10 +1,11 @@
 // A bus consumer's counts and lag, taken around its message handler: the
 // handler's promise is the outcome the bus acts on (resolves: ack; throws:
-// retry, or a dead letter after the last retry, which only the bus knows).
+// retry; a dead letter after the last retry only the bus knows, and reports
+// through meteredDeadLetters).
 import { consumerMetrics } from './definitions';
 
 /** The outcomes a metered handler counts, each present from the start at zero. */
-export const CONSUMER_OUTCOMES = { ack: 'ack', retry: 'retry' } as const;
+export const CONSUMER_OUTCOMES = { ack: 'ack', retry: 'retry', deadLetter: 'dead_letter' } as const;
 
 export interface MeteredHandlerOptions<M> {
   /** When the message was written, for the lag; null when it carries no time or is a redelivery (its lag counted once). */
@@ -29,4 +30,11 @@ export function meteredHandler<M>(consumer: string, handler: (message: M) => Pro
     }
     m.consumed.inc({ consumer, outcome: CONSUMER_OUTCOMES.ack });
   };
+}
+
+/** The bus's dead-letter hook (SubscribeOptions.onDeadLetter) for consumer `consumer`: counts outcome `dead_letter`. */
+export function meteredDeadLetters(consumer: string): () => void {
+  const m = consumerMetrics();
+  m.consumed.inc({ consumer, outcome: CONSUMER_OUTCOMES.deadLetter }, 0);
+  return () => m.consumed.inc({ consumer, outcome: CONSUMER_OUTCOMES.deadLetter });
 }

@@ -6,7 +6,7 @@ import type { Config } from '@cds/config';
 import type { DataStore, LeasedDomain } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/http';
 import type { Bus, Delivery, MessagingLogger, Subscription } from '@cds/messaging';
-import { meteredHandler } from '@cds/metrics';
+import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { CertificateIssuer } from './certificates/issuer';
 import { AcmeIssuer } from './certificates/acme-issuer';
 import { InternalCa } from './certificates/internal-ca';
@@ -176,6 +176,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     routingKeys: ['domain.check.requested'],
     prefetch: concurrency,
     // The message carries no creation time: the checker's consumer counts outcomes, no lag.
+    onDeadLetter: meteredDeadLetters(CHECKER_QUEUE),
     handler: meteredHandler(CHECKER_QUEUE, async (message: Delivery) => {
       if (message.routingKey !== 'domain.check.requested' || stopped) return;
       const at = now();

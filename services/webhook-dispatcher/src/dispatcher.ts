@@ -1,7 +1,7 @@
 import type { Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import type { Bus, Delivery, EventEmittedPayload, MessagingLogger } from '@cds/messaging';
-import { meteredHandler } from '@cds/metrics';
+import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import { DeliveryWorker } from './delivery-worker';
 import { initDispatcherMetrics } from './dispatcher-metrics';
 import { fanOutEvents } from './fan-out';
@@ -60,6 +60,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
     queue: DISPATCHER_QUEUE,
     routingKeys: ['event.emitted'],
     prefetch: PREFETCH,
+    onDeadLetter: meteredDeadLetters(DISPATCHER_QUEUE),
     handler: meteredHandler(
       DISPATCHER_QUEUE,
       async (message: Delivery) => {

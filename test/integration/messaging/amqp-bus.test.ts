@@ -90,8 +90,9 @@ describe('AmqpBus (RabbitMQ)', () => {
     const bus = await start({ maxRetries: 2, retryDelayMs: 50 });
     const q = queue();
     const flags: boolean[] = [];
+    const told: string[] = [];
     await bus.subscribe({
-      queue: q, routingKeys: ['domain.*.requested'],
+      queue: q, routingKeys: ['domain.*.requested'], onDeadLetter: (reason) => told.push(reason),
       handler: async (m) => {
         flags.push(m.redelivered);
         throw new Error('handler broken');
@@ -103,6 +104,7 @@ describe('AmqpBus (RabbitMQ)', () => {
     await until(async () => (await messageCount(vhost, `${q}.dead`)) === 1, 10_000, 'the dead letter');
     await sleep(300); // a further (wrong) retry would show up here
     expect(flags).toEqual([false, true, true]);
+    expect(told).toEqual(['rejected']);
 
     const dead = await withChannel(vhost, (ch) => ch.get(`${q}.dead`, { noAck: true }));
     expect(dead).not.toBe(false);
