@@ -1,8 +1,9 @@
 // The checker's metrics: checks by type and result with their duration, ACME
 // orders and their failures, and the earliest expiry among the live
 // certificates its runs saw (those of domains whose DNS checks pass: the ones
-// traffic reaches and the checker renews). Every known label set is present at zero from the start, so a
-// dashboard or an alert finds its series before the first check.
+// traffic reaches and the checker renews). Every known label set is present at
+// zero from the start, so a dashboard or an alert finds its series before the
+// first check.
 import { CHECK_STATUSES, CHECK_TYPES, type CheckOutcome, type CheckType } from '@cds/core';
 import { checkerMetrics, ExpiryTracker, watchCertificateExpiry } from '@cds/metrics';
 import type { IssuanceError } from './certificates/issuer';
