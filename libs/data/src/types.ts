@@ -115,6 +115,8 @@ export interface ApplicationsRepository {
 
 export interface CredentialsRepository {
   findByHash(keyHash: string): Promise<CredentialRow | null>;
+  /** The credential with this hash and its application, in one query; null when either is missing or the application is deleted. */
+  findWithApplication(keyHash: string): Promise<{ credential: CredentialRow; application: ApplicationRow } | null>;
   list(applicationId: string): Promise<CredentialRow[]>; // oldest first
   find(applicationId: string, id: string): Promise<CredentialRow | null>;
   insert(row: CredentialRow): Promise<void>;

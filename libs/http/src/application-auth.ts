@@ -61,10 +61,8 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
     const key = bearerToken(req);
     const found = key && looksLikeApiKey(key)
       ? await opts.store.run(async (r) => {
-          const credential = await r.credentials.findByHash(secretHash(key));
-          if (!credential || !credentialValid(credential, at)) return null;
-          const application = await r.applications.findById(credential.applicationId);
-          return application && !application.deletedAt ? { credential, application } : null;
+          const pair = await r.credentials.findWithApplication(secretHash(key));
+          return pair && credentialValid(pair.credential, at) ? pair : null;
         })
       : null;
     if (!found) {

@@ -24,6 +24,17 @@ describe('credentials repository', () => {
     expect(await ctx.store.run((r) => r.credentials.findByHash('0'.repeat(64)))).toBeNull();
   });
 
+  it('finds a credential with its live application in one query, rows as they were stored', async () => {
+    const owner = anApplication({ contactEmail: null, limits: { ...app.limits, api_requests_per_minute: 7 } });
+    await ctx.store.run((r) => r.applications.insert(owner));
+    const credential = aCredential(owner.id, { expiresAt: at(5), revokedAt: at(4), lastUsedAt: at(6) });
+    await ctx.store.run((r) => r.credentials.insert(credential));
+    expect(await ctx.store.run((r) => r.credentials.findWithApplication(credential.keyHash))).toEqual({ credential, application: owner });
+    expect(await ctx.store.run((r) => r.credentials.findWithApplication('0'.repeat(64)))).toBeNull();
+    await ctx.store.run((r) => r.applications.update(owner.id, { deletedAt: at(7) }));
+    expect(await ctx.store.run((r) => r.credentials.findWithApplication(credential.keyHash))).toBeNull();
+  });
+
   it('refuses a duplicate key hash', async () => {
     const credential = aCredential(app.id);
     await ctx.store.run((r) => r.credentials.insert(credential));

@@ -1,7 +1,7 @@
 import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import type { CredentialRow, CredentialsRepository } from '../types';
+import type { ApplicationRow, CredentialRow, CredentialsRepository } from '../types';
 import { updateWhere } from './write-helpers';
 
 export class TypeOrmCredentialsRepository implements CredentialsRepository {
@@ -13,6 +13,18 @@ export class TypeOrmCredentialsRepository implements CredentialsRepository {
 
   findByHash(keyHash: string): Promise<CredentialRow | null> {
     return this.rows.findOneBy({ keyHash });
+  }
+
+  async findWithApplication(keyHash: string): Promise<{ credential: CredentialRow; application: ApplicationRow } | null> {
+    // One round trip for every authenticated request: the credential and its live application.
+    const found = await this.rows
+      .createQueryBuilder('c')
+      .innerJoinAndMapOne('c.application', ENTITY.application, 'a', 'a.id = c.applicationId AND a.deletedAt IS NULL')
+      .where('c.keyHash = :keyHash', { keyHash })
+      .getOne();
+    if (!found) return null;
+    const { application, ...credential } = found as CredentialRow & { application: ApplicationRow };
+    return { credential, application };
   }
 
   list(applicationId: string): Promise<CredentialRow[]> {
