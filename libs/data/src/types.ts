@@ -30,7 +30,12 @@ export interface ApplicationRow {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  /** How many of its domains are live: kept by DomainsRepository.register and markDeleted, never written directly. */
+  liveDomains: number;
 }
+
+/** An application as it is created: it has no live domains yet. */
+export type NewApplicationRow = Omit<ApplicationRow, 'liveDomains'>;
 
 export interface CredentialRow {
   id: string;
@@ -102,8 +107,8 @@ export interface ApplicationsRepository {
   listLive(): Promise<ApplicationRow[]>; // oldest first
   findLiveBySlug(slug: string): Promise<ApplicationRow | null>;
   findById(id: string): Promise<ApplicationRow | null>; // deleted included
-  insert(row: ApplicationRow): Promise<void>; // unique live slug: throws UniqueViolation
-  update(id: string, patch: Partial<Omit<ApplicationRow, 'id'>>): Promise<void>;
+  insert(row: NewApplicationRow): Promise<void>; // unique live slug: throws UniqueViolation
+  update(id: string, patch: Partial<Omit<ApplicationRow, 'id' | 'liveDomains'>>): Promise<void>;
   /** Row lock (SELECT … FOR UPDATE on PostgreSQL; no-op on SQLite, whose transactions are serialized). */
   lock(id: string): Promise<void>;
   /**
@@ -113,10 +118,38 @@ export interface ApplicationsRepository {
   lockDeployment(): Promise<void>;
 }
 
+export interface AuthenticationInput {
+  /** SHA-256 of the presented key. */
+  keyHash: string;
+  now: Date;
+  /** The rate counter of failed credentials from the client address. */
+  throttleKey: string;
+  /** Failures in a window at which the address is throttled. */
+  throttleLimit: number;
+  /** The budget counter is `<budgetPrefix><credential id>`. */
+  budgetPrefix: string;
+  windowSeconds: number;
+}
+
+export interface Authentication {
+  /** Failures counted for the client address in the current window. */
+  failures: number;
+  /** The credential (not revoked, not expired) and its live application. */
+  found: { credential: CredentialRow; application: ApplicationRow } | null;
+  /** The credential's budget after this request's hit; null when nothing was counted. */
+  budget: { count: number; resetAt: Date } | null;
+}
+
 export interface CredentialsRepository {
   findByHash(keyHash: string): Promise<CredentialRow | null>;
-  /** The credential with this hash and its application, in one query; null when either is missing or the application is deleted. */
-  findWithApplication(keyHash: string): Promise<{ credential: CredentialRow; application: ApplicationRow } | null>;
+  /**
+   * What authenticating one request reads and writes (one statement on
+   * PostgreSQL): the failures counted for the client address, the valid
+   * credential with the key hash and its live application, and — for a valid
+   * credential from an address under `throttleLimit` failures — one hit on the
+   * credential's request budget. Both windows are clock-aligned.
+   */
+  authenticate(input: AuthenticationInput): Promise<Authentication>;
   list(applicationId: string): Promise<CredentialRow[]>; // oldest first
   find(applicationId: string, id: string): Promise<CredentialRow | null>;
   insert(row: CredentialRow): Promise<void>;
@@ -128,16 +161,39 @@ export interface CredentialsRepository {
   touchLastUsed(id: string, at: Date): Promise<void>;
 }
 
+/** A message written to the outbox with the change it announces. */
+export interface OutboxMessage {
+  routingKey: string;
+  payload: unknown;
+}
+
+/** Whether `register` wrote the domain; when not, the application's live domains at that moment. */
+export type RegisterOutcome = { admitted: true } | { admitted: false; live: number };
+
 export interface DomainsRepository {
-  /** Inserts the domain and its four check rows. Live-hostname clash: throws UniqueViolation. */
+  /**
+   * Registers a domain in one atomic write: the domain, its check rows and the
+   * outbox messages that announce it, admitted only while its application has
+   * fewer than `limit` live domains (the application's count of live domains
+   * goes up with it). Live-hostname clash: throws UniqueViolation.
+   */
+  register(domain: DomainRow, checks: CheckRow[], opts: { limit: number; messages: OutboxMessage[] }): Promise<RegisterOutcome>;
+  /** `register` without a limit or messages (fixtures and imports). */
   insert(domain: DomainRow, checks: CheckRow[]): Promise<void>;
+  /**
+   * Deletes a live domain: status `deleting`, `deleted_at` set (its hostname is
+   * free at once), counted out of its application's live domains. Callers lock
+   * the application first, the order creates take. False when it was not live.
+   */
+  markDeleted(applicationId: string, id: string, at: Date): Promise<boolean>;
   find(applicationId: string, id: string, includeDeleted: boolean): Promise<DomainRow | null>;
   list(applicationId: string, filter: DomainListFilter): Promise<DomainRow[]>; // created_at, id ascending
   checksOf(domainIds: string[]): Promise<CheckRow[]>;
+  /** Live domains of the application, counted in the domains table (ApplicationRow.liveDomains keeps the same number). */
   countLive(applicationId: string): Promise<number>;
   countLiveAll(): Promise<number>;
   findLiveByHostname(hostname: string): Promise<DomainRow | null>;
-  update(applicationId: string, id: string, patch: Partial<Omit<DomainRow, 'id' | 'applicationId'>>): Promise<void>;
+  update(applicationId: string, id: string, patch: Partial<Omit<DomainRow, 'id' | 'applicationId' | 'deletedAt'>>): Promise<void>;
   /** Every live domain of the application (for application deletion). */
   listLive(applicationId: string): Promise<DomainRow[]>;
 }

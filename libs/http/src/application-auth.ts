@@ -2,7 +2,7 @@ import type { RequestHandler, Request } from 'express';
 import { AppError, secretHash, looksLikeApiKey, rateLimited } from '@cds/core';
 import type { ApplicationRow, CredentialRow, DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
-import { hitWindow, peekWindow } from './fixed-window';
+import { secondsUntil, windowState } from './fixed-window';
 
 export interface ApplicationPrincipal {
   application: ApplicationRow;
@@ -23,6 +23,14 @@ export interface ApplicationAuthOptions {
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Both the request budget and the invalid-credential throttle count per clock-aligned minute. */
+const WINDOW_SECONDS = 60;
+const BUDGET_PREFIX = 'api:';
+
+function secondsToWindowEnd(now: Date): number {
+  const windowMs = WINDOW_SECONDS * 1000;
+  return secondsUntil(new Date((Math.floor(now.getTime() / windowMs) + 1) * windowMs), now);
+}
 
 /** The credential's application, set by `applicationAuth`. */
 export function principalOf(req: Request): ApplicationPrincipal {
@@ -37,15 +45,11 @@ function bearerToken(req: Request): string | null {
   return match?.[1] ?? null;
 }
 
-function credentialValid(credential: CredentialRow, now: Date): boolean {
-  if (credential.revokedAt) return false;
-  return !credential.expiresAt || credential.expiresAt.getTime() > now.getTime();
-}
-
 /**
  * Application credential check for /v1: the invalid-credential throttle first
  * (so a throttled guesser learns nothing), then the key, then the per-credential
- * request budget (every request with a valid key counts), then suspension.
+ * request budget (every request with a valid key counts), then suspension. For
+ * a presented key all of it is one statement on PostgreSQL.
  */
 export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
   const now = opts.now ?? (() => new Date());
@@ -53,27 +57,23 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
 
   return async (req, res, next) => {
     const at = now();
-    const address = clientAddress(req);
-    const failureKey = `auth-fail:v1:${address}`;
-    const throttle = await opts.store.run((r) => peekWindow(r.rateCounters, failureKey, opts.failuresPerMinute, 60, at));
-    if (!throttle.allowed) throw rateLimited(throttle.resetSeconds, 'Too many invalid credentials from this address.');
-
+    const throttleKey = `auth-fail:v1:${clientAddress(req)}`;
     const key = bearerToken(req);
-    const found = key && looksLikeApiKey(key)
-      ? await opts.store.run(async (r) => {
-          const pair = await r.credentials.findWithApplication(secretHash(key));
-          return pair && credentialValid(pair.credential, at) ? pair : null;
-        })
-      : null;
-    if (!found) {
-      await opts.store.run((r) => r.rateCounters.hit(failureKey, 60, at));
+    const auth = key && looksLikeApiKey(key)
+      ? await opts.store.run((r) => r.credentials.authenticate({
+          keyHash: secretHash(key), now: at, throttleKey, throttleLimit: opts.failuresPerMinute, budgetPrefix: BUDGET_PREFIX, windowSeconds: WINDOW_SECONDS,
+        }))
+      : { failures: (await opts.store.run((r) => r.rateCounters.peek(throttleKey, WINDOW_SECONDS, at))).count, found: null, budget: null };
+    if (auth.failures >= opts.failuresPerMinute) throw rateLimited(secondsToWindowEnd(at), 'Too many invalid credentials from this address.');
+    if (!auth.found || !auth.budget) {
+      await opts.store.run((r) => r.rateCounters.hit(throttleKey, WINDOW_SECONDS, at));
       throw new AppError('unauthorized', 'A valid application credential is required: send Authorization: Bearer cd_….');
     }
 
-    const { application, credential } = found;
-    const budget = await opts.store.run((r) =>
-      hitWindow(r.rateCounters, `api:${credential.id}`, application.limits.api_requests_per_minute, 60, at),
-    );
+    const { application, credential } = auth.found;
+    // Set before the budget may refuse: the request had a valid credential (metrics name the limiter by it).
+    req.principal = { application, credential };
+    const budget = windowState(auth.budget.count, application.limits.api_requests_per_minute, auth.budget.resetAt, at);
     res.setHeader('RateLimit-Limit', String(budget.limit));
     res.setHeader('RateLimit-Remaining', String(budget.remaining));
     res.setHeader('RateLimit-Reset', String(budget.resetSeconds));
@@ -88,7 +88,6 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
       lastUsedWritten.set(credential.id, at.getTime());
       await opts.store.run((r) => r.credentials.touchLastUsed(credential.id, at));
     }
-    req.principal = { application, credential };
     next();
   };
 }

@@ -13,10 +13,10 @@ export interface SplitService {
   bus: AmqpBus;
 }
 
-export async function openSplitService(service: string): Promise<SplitService> {
+export async function openSplitService(service: string, opts: { poolSize?: number } = {}): Promise<SplitService> {
   const config = loadConfigOrExit({ mode: 'split' });
   const logger = createLogger({ service, level: config.logLevel });
-  const store = await createDataStore({ url: config.databaseUrl, logger });
+  const store = await createDataStore({ url: config.databaseUrl, logger, ...opts });
   const pending = await store.pendingMigrations();
   if (pending.length > 0) throw new Error(`the database schema is not current (pending: ${pending.join(', ')}); run \`cdctl migrate\``);
   if (!config.amqpUrl) throw new Error('AMQP_URL is required in split mode');

@@ -5,8 +5,16 @@ import { enableProcessMetrics, processMetricsSource, watchDatabase } from '@cds/
 import { startOutboxRelay } from '@cds/messaging';
 import { createApp } from './app';
 
+/**
+ * Every request sends one or two short statements, and many of them touch the
+ * same rows (a credential's budget, an application's live-domain count): four
+ * connections carry all one process can send, and more would only queue them
+ * inside PostgreSQL, where waiting for a row lock costs CPU (docs/benchmarks.md).
+ */
+const POOL_SIZE = 4;
+
 async function main(): Promise<void> {
-  const { config, logger, store, bus } = await openSplitService('api');
+  const { config, logger, store, bus } = await openSplitService('api', { poolSize: POOL_SIZE });
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
 
   enableProcessMetrics();

@@ -24,15 +24,55 @@ describe('credentials repository', () => {
     expect(await ctx.store.run((r) => r.credentials.findByHash('0'.repeat(64)))).toBeNull();
   });
 
-  it('finds a credential with its live application in one query, rows as they were stored', async () => {
-    const owner = anApplication({ contactEmail: null, limits: { ...app.limits, api_requests_per_minute: 7 } });
-    await ctx.store.run((r) => r.applications.insert(owner));
-    const credential = aCredential(owner.id, { expiresAt: at(5), revokedAt: at(4), lastUsedAt: at(6) });
-    await ctx.store.run((r) => r.credentials.insert(credential));
-    expect(await ctx.store.run((r) => r.credentials.findWithApplication(credential.keyHash))).toEqual({ credential, application: owner });
-    expect(await ctx.store.run((r) => r.credentials.findWithApplication('0'.repeat(64)))).toBeNull();
-    await ctx.store.run((r) => r.applications.update(owner.id, { deletedAt: at(7) }));
-    expect(await ctx.store.run((r) => r.credentials.findWithApplication(credential.keyHash))).toBeNull();
+  describe('authenticate', () => {
+    const input = (keyHash: string, now: Date, throttleKey = `auth-fail:test:${keyHash.slice(0, 8)}`) => ({
+      keyHash, now, throttleKey, throttleLimit: 3, budgetPrefix: 'api:', windowSeconds: 60,
+    });
+
+    it('finds a valid credential with its live application, rows as they were stored, and counts one hit on its budget', async () => {
+      const owner = anApplication({ contactEmail: null, limits: { ...app.limits, api_requests_per_minute: 7 } });
+      await ctx.store.run((r) => r.applications.insert(owner));
+      const credential = aCredential(owner.id, { expiresAt: at(120_000), lastUsedAt: at(6) });
+      await ctx.store.run((r) => r.credentials.insert(credential));
+      const first = await ctx.store.run((r) => r.credentials.authenticate(input(credential.keyHash, at(10))));
+      expect(first).toEqual({ failures: 0, found: { credential, application: owner }, budget: { count: 1, resetAt: new Date(Math.ceil(at(10).getTime() / 60_000) * 60_000) } });
+      const second = await ctx.store.run((r) => r.credentials.authenticate(input(credential.keyHash, at(20))));
+      expect(second.budget?.count).toBe(2);
+      expect(await ctx.store.run((r) => r.rateCounters.peek(`api:${credential.id}`, 60, at(20)))).toMatchObject({ count: 2 });
+    });
+
+    it('finds nothing and counts nothing for an unknown, revoked or expired key, or a deleted application', async () => {
+      const owner = anApplication();
+      await ctx.store.run((r) => r.applications.insert(owner));
+      const revoked = aCredential(owner.id, { revokedAt: at(4) });
+      const expired = aCredential(owner.id, { expiresAt: at(5) });
+      const live = aCredential(owner.id);
+      await ctx.store.run(async (r) => {
+        for (const c of [revoked, expired, live]) await r.credentials.insert(c);
+      });
+      for (const keyHash of ['0'.repeat(64), revoked.keyHash, expired.keyHash]) {
+        expect(await ctx.store.run((r) => r.credentials.authenticate(input(keyHash, at(5))))).toEqual({ failures: 0, found: null, budget: null });
+      }
+      await ctx.store.run((r) => r.applications.update(owner.id, { deletedAt: at(7) }));
+      expect(await ctx.store.run((r) => r.credentials.authenticate(input(live.keyHash, at(8))))).toEqual({ failures: 0, found: null, budget: null });
+      for (const c of [revoked, expired, live]) expect((await ctx.store.run((r) => r.rateCounters.peek(`api:${c.id}`, 60, at(8)))).count).toBe(0);
+    });
+
+    it('reports the failures of the address, and counts no budget once the address is throttled', async () => {
+      const credential = aCredential(app.id);
+      await ctx.store.run((r) => r.credentials.insert(credential));
+      const throttleKey = 'auth-fail:test:throttled';
+      await ctx.store.run((r) => r.rateCounters.hit(throttleKey, 60, at(1), { amount: 2 }));
+      const below = await ctx.store.run((r) => r.credentials.authenticate(input(credential.keyHash, at(2), throttleKey)));
+      expect(below).toMatchObject({ failures: 2, budget: { count: 1 } });
+      await ctx.store.run((r) => r.rateCounters.hit(throttleKey, 60, at(3)));
+      const throttled = await ctx.store.run((r) => r.credentials.authenticate(input(credential.keyHash, at(4), throttleKey)));
+      expect(throttled).toMatchObject({ failures: 3, budget: null });
+      expect(throttled.found?.credential.id).toBe(credential.id);
+      expect((await ctx.store.run((r) => r.rateCounters.peek(`api:${credential.id}`, 60, at(4)))).count).toBe(1);
+      // A failure counted in an earlier window does not count now.
+      expect((await ctx.store.run((r) => r.credentials.authenticate(input(credential.keyHash, at(120_000), throttleKey)))).failures).toBe(0);
+    });
   });
 
   it('refuses a duplicate key hash', async () => {

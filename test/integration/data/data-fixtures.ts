@@ -50,6 +50,7 @@ export function anApplication(overrides: Partial<ApplicationRow> = {}): Applicat
     createdAt: T0,
     updatedAt: T0,
     deletedAt: null,
+    liveDomains: 0,
     ...overrides,
   };
 }

@@ -38,10 +38,14 @@ describe('domains repository', () => {
     const domain = await insert(aDomain(app.id));
     expect(await ctx.store.run((r) => r.domains.find(other.id, domain.id, true))).toBeNull();
 
-    await ctx.store.run((r) => r.domains.update(app.id, domain.id, { status: 'deleting', deletedAt: at(5), updatedAt: at(5) }));
+    expect(await ctx.store.run((r) => r.domains.markDeleted(other.id, domain.id, at(5)))).toBe(false);
+    expect(await ctx.store.run((r) => r.domains.markDeleted(app.id, domain.id, at(5)))).toBe(true);
     expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, false))).toBeNull();
-    expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, true))).toEqual({ ...domain, status: 'deleting', deletedAt: at(5), updatedAt: at(5) });
+    expect(await ctx.store.run((r) => r.domains.find(app.id, domain.id, true))).toEqual({ ...domain, status: 'deleting', deletedAt: at(5), updatedAt: at(5), nextCheckAt: null });
     expect(await ctx.store.run((r) => r.domains.findLiveByHostname(domain.hostname))).toBeNull();
+    // Deleting it again changes nothing and counts nothing out.
+    expect(await ctx.store.run((r) => r.domains.markDeleted(app.id, domain.id, at(9)))).toBe(false);
+    expect((await ctx.store.run((r) => r.applications.findById(app.id)))?.liveDomains).toBe(0);
   });
 
   it('allows a hostname once among live domains; a deleted one does not block it', async () => {
@@ -53,9 +57,32 @@ describe('domains repository', () => {
     await expect(clash).rejects.toBeInstanceOf(UniqueViolation);
     await expect(clash).rejects.toMatchObject({ constraint: 'uq_domains_live_hostname' });
 
-    await ctx.store.run((r) => r.domains.update(app.id, first.id, { deletedAt: at(1) }));
+    await ctx.store.run((r) => r.domains.markDeleted(app.id, first.id, at(1)));
     const second = await insert(aDomain(other.id, { hostname: first.hostname }));
     expect((await ctx.store.run((r) => r.domains.findLiveByHostname(first.hostname)))?.id).toBe(second.id);
+  });
+
+  it('registers within the limit with its outbox messages, and on a refusal or a clash writes nothing', async () => {
+    const app = await newApplication();
+    const messages = (id: string) => [{ routingKey: 'domain.check.requested', payload: { domain_id: id, application_id: app.id, reason: 'created' } }];
+    const first = aDomain(app.id);
+    expect(await ctx.store.run((r) => r.domains.register(first, checksFor(first.id), { limit: 1, messages: messages(first.id) }))).toEqual({ admitted: true });
+    const outbox = await ctx.store.run((r) => r.outbox.all('domain.check.requested'));
+    expect(outbox.filter((row) => (row.payload as { domain_id: string }).domain_id === first.id)).toHaveLength(1);
+
+    const refused = aDomain(app.id);
+    expect(await ctx.store.run((r) => r.domains.register(refused, checksFor(refused.id), { limit: 1, messages: messages(refused.id) }))).toEqual({ admitted: false, live: 1 });
+    const clash = aDomain(app.id, { hostname: first.hostname });
+    await expect(ctx.store.run((r) => r.domains.register(clash, checksFor(clash.id), { limit: 5, messages: messages(clash.id) }))).rejects.toBeInstanceOf(UniqueViolation);
+
+    for (const id of [refused.id, clash.id]) {
+      expect(await ctx.store.run((r) => r.domains.find(app.id, id, true))).toBeNull();
+      expect(await ctx.store.run((r) => r.domains.checksOf([id]))).toEqual([]);
+    }
+    const ids = (await ctx.store.run((r) => r.outbox.all('domain.check.requested'))).map((row) => (row.payload as { domain_id: string }).domain_id);
+    expect(ids).not.toContain(refused.id);
+    expect(ids).not.toContain(clash.id);
+    expect((await ctx.store.run((r) => r.applications.findById(app.id)))?.liveDomains).toBe(1);
   });
 
   it('writes a domain and its checks atomically', async () => {

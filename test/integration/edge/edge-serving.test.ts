@@ -175,7 +175,7 @@ describe('routing', () => {
   it('drops a deleted domain at once on the fan-out: 404 over HTTP and a refused handshake, even before its certificate row is cleaned up', async () => {
     const d = await f.addDomain(app.id);
     expect((await f.get(d.hostname)).status).toBe(200);
-    await f.store.run((r) => r.domains.update(app.id, d.id, { status: 'deleting', deletedAt: new Date() }));
+    await f.store.run((r) => r.domains.markDeleted(app.id, d.id, new Date()));
     expect(await f.store.run((r) => r.certificates.find(d.hostname))).not.toBeNull();
     await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'deleted' });
     expect(await within(1_000, async () => (await f.plain(d.hostname)).status === 404)).toBeLessThan(1_000);

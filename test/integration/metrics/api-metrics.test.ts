@@ -46,6 +46,19 @@ describe('API metrics', () => {
     expect(await sample('cds_limiter_rejections_total', 'server="api",limiter="auth_failures"')).toBe(0);
   });
 
+  it('counts rejections of the per-credential request budget as api_requests, not as failed credentials', async () => {
+    const tight = (await api.createApplication(undefined, { api_requests_per_minute: 1 })).key;
+    const before = await sample('cds_limiter_rejections_total', 'server="api",limiter="api_requests"');
+    const answers = [];
+    for (let i = 0; i < 3; i += 1) answers.push((await api.request('GET', '/v1/domains', { token: tight })).status);
+    // One minute boundary may fall between them, so at least one of the three is refused.
+    const refused = answers.filter((status) => status === 429).length;
+    expect(answers[0]).toBe(200);
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(await sample('cds_limiter_rejections_total', 'server="api",limiter="api_requests"')).toBe(before + refused);
+    expect(await sample('cds_limiter_rejections_total', 'server="api",limiter="auth_failures"')).toBe(0);
+  });
+
   it('counts rejections of the invalid-credential throttle', async () => {
     const bad = `cd_${'Z'.repeat(43)}`;
     const answers = [];

@@ -18,5 +18,6 @@ export const applicationEntity = (t: ColumnTypes) =>
       createdAt: { type: t.timestamp, name: 'created_at' },
       updatedAt: { type: t.timestamp, name: 'updated_at' },
       deletedAt: { type: t.timestamp, name: 'deleted_at', nullable: true },
+      liveDomains: { type: 'integer', name: 'live_domains', default: 0 },
     },
   });

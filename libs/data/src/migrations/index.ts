@@ -2,6 +2,7 @@ import { InitialSchema1760000000000 } from './1760000000000-initial-schema';
 import { OriginsAssertionKeysTraffic1760000000100 } from './1760000000100-origins-assertion-keys-traffic';
 import { Webhooks1760000000200 } from './1760000000200-webhooks';
 import { Checker1760000000300 } from './1760000000300-checker';
+import { LiveDomainCounter1760000000400 } from './1760000000400-live-domain-counter';
 
 /** Every migration, oldest first. Listed by hand: nothing is discovered from dist/. */
-export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300];
+export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300, LiveDomainCounter1760000000400];

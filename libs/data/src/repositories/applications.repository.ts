@@ -2,7 +2,7 @@ import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
 import { queryRows } from '../sql';
-import type { ApplicationRow, ApplicationsRepository, DatabaseKind } from '../types';
+import type { ApplicationRow, ApplicationsRepository, DatabaseKind, NewApplicationRow } from '../types';
 import { updateWhere } from './write-helpers';
 
 /** Advisory lock key of the deployment-wide live-domain limit ("cds" + 1). */
@@ -30,11 +30,11 @@ export class TypeOrmApplicationsRepository implements ApplicationsRepository {
     return this.rows.findOneBy({ id });
   }
 
-  async insert(row: ApplicationRow): Promise<void> {
-    await guardUnique(this.rows.insert(row));
+  async insert(row: NewApplicationRow): Promise<void> {
+    await guardUnique(this.rows.insert({ ...row, liveDomains: 0 }));
   }
 
-  update(id: string, patch: Partial<Omit<ApplicationRow, 'id'>>): Promise<void> {
+  update(id: string, patch: Partial<Omit<ApplicationRow, 'id' | 'liveDomains'>>): Promise<void> {
     return updateWhere(this.rows, { id }, patch);
   }
 

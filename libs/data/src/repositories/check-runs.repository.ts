@@ -1,6 +1,6 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
-import { queryRows } from '../sql';
+import { queryRows, updateReturning } from '../sql';
 import type { CheckRow, CheckRunsRepository, DatabaseKind, LeasedDomain } from '../types';
 
 interface LeasedRow {
@@ -74,10 +74,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     if (rows.length > 0) await this.checks.upsert(rows, ['domainId', 'type']);
   }
 
-  /** PostgreSQL answers an UPDATE with [rows, count] through TypeORM, a SELECT with rows: hence the CTE there. */
   private async updateReturning(update: string, params: Record<string, unknown>): Promise<LeasedDomain[]> {
-    const returning = 'RETURNING id, application_id, check_count';
-    const sql = this.kind === 'postgres' ? `WITH changed AS (${update} ${returning}) SELECT * FROM changed` : `${update} ${returning}`;
-    return (await queryRows<LeasedRow>(this.manager, sql, params)).map(toLeased);
+    return (await updateReturning<LeasedRow>(this.manager, this.kind, update, 'id, application_id, check_count', params)).map(toLeased);
   }
 }

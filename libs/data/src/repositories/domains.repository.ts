@@ -1,25 +1,129 @@
+import { randomUUID } from 'node:crypto';
 import { In, IsNull, type EntityManager, type FindOptionsWhere, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import type { CheckRow, CheckType, DomainListFilter, DomainRow, DomainsRepository } from '../types';
+import { numberFromDb, queryPrepared, queryRows, updateReturning } from '../sql';
+import type { CheckRow, CheckType, DatabaseKind, DomainListFilter, DomainRow, DomainsRepository, OutboxMessage, RegisterOutcome } from '../types';
+import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, updateWhere } from './write-helpers';
 
 const CHECK_ORDER: readonly CheckType[] = ['ownership', 'routing', 'certificate', 'origin'];
 const OLDEST_FIRST = { createdAt: 'ASC', id: 'ASC' } as const;
+/** `insert` admits whatever the count (the column is a 32-bit integer). */
+const NO_LIMIT = 2_147_483_647;
+
+type Params = Record<string, unknown>;
+
+const CHECK_COLUMNS = ['type', 'status', 'errorCode', 'message', 'observedAt', 'nextCheckAt'] as const;
+
+/** The check rows' VALUES: `:c<i><column>` parameters with PostgreSQL casts (a SELECT list does not type its parameters). */
+function checkValues(count: number): string {
+  const casts = { type: 'varchar', status: 'varchar', errorCode: 'text', message: 'text', observedAt: 'timestamptz', nextCheckAt: 'timestamptz' };
+  return Array.from({ length: count }, (_, i) => `(${CHECK_COLUMNS.map((column) => `CAST(:c${i}${column} AS ${casts[column]})`).join(', ')})`).join(', ');
+}
+
+function messageValues(count: number): string {
+  return Array.from({ length: count }, (_, i) => `(CAST(:m${i}id AS uuid), CAST(:m${i}key AS text), CAST(:m${i}payload AS text))`).join(', ');
+}
+
+/**
+ * PostgreSQL: the whole registration as ONE statement. The application's row
+ * is locked by the conditional UPDATE and released at the statement's own
+ * commit, so creates of one application queue only for the time the server
+ * takes to insert and commit, never for a round trip to the client. READ
+ * COMMITTED re-evaluates `live_domains < limit` on the row version a
+ * concurrent create committed, so the limit cannot be passed. One text per
+ * number of checks and messages, so each is prepared once per connection.
+ */
+const registerSql = memoize((checkCount: number, messageCount: number): string => {
+  const parts = [
+    `admitted AS (UPDATE applications SET live_domains = live_domains + :counted
+       WHERE id = :applicationId AND live_domains < :limit RETURNING id)`,
+    `inserted AS (INSERT INTO domains (id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at)
+       SELECT CAST(:id AS uuid), admitted.id, CAST(:hostname AS varchar), CAST(:reference AS varchar), CAST(:status AS varchar),
+         CAST(:challengeToken AS text), CAST(:metadata AS text), CAST(:createdAt AS timestamptz), CAST(:updatedAt AS timestamptz),
+         CAST(:deletedAt AS timestamptz), CAST(:nextCheckAt AS timestamptz)
+       FROM admitted RETURNING id)`,
+  ];
+  if (checkCount > 0) {
+    parts.push(`checks AS (INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at)
+       SELECT inserted.id, c.* FROM inserted CROSS JOIN (VALUES ${checkValues(checkCount)}) AS c)`);
+  }
+  if (messageCount > 0) {
+    parts.push(`messages AS (INSERT INTO outbox (id, routing_key, payload, created_at, attempts)
+       SELECT m.id, m.routing_key, m.payload, CAST(:messagesAt AS timestamptz), 0
+       FROM inserted CROSS JOIN (VALUES ${messageValues(messageCount)}) AS m(id, routing_key, payload))`);
+  }
+  return `WITH ${parts.join(',\n')}\nSELECT COUNT(*) AS admitted FROM inserted`;
+});
+
+function registerParams(domain: DomainRow, checks: CheckRow[], limit: number, messages: OutboxMessage[]): Params {
+  const params: Params = {
+    applicationId: domain.applicationId, limit, counted: domain.deletedAt === null ? 1 : 0,
+    id: domain.id, hostname: domain.hostname, reference: domain.reference, status: domain.status, challengeToken: domain.challengeToken,
+    metadata: JSON.stringify(domain.metadata), createdAt: domain.createdAt, updatedAt: domain.updatedAt, deletedAt: domain.deletedAt,
+    nextCheckAt: domain.nextCheckAt, messagesAt: new Date(),
+  };
+  checks.forEach((check, i) => {
+    for (const column of CHECK_COLUMNS) params[`c${i}${column}`] = check[column];
+  });
+  messages.forEach((message, i) => {
+    params[`m${i}id`] = randomUUID();
+    params[`m${i}key`] = message.routingKey;
+    params[`m${i}payload`] = JSON.stringify(message.payload);
+  });
+  return params;
+}
+
+/** Caches a function of two small integers. */
+function memoize<T>(build: (a: number, b: number) => T): (a: number, b: number) => T {
+  const cache = new Map<string, T>();
+  return (a, b) => {
+    const key = `${a}/${b}`;
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = build(a, b);
+      cache.set(key, value);
+    }
+    return value;
+  };
+}
 
 export class TypeOrmDomainsRepository implements DomainsRepository {
   private readonly rows: Repository<DomainRow>;
   private readonly checks: Repository<CheckRow>;
 
-  constructor(private readonly manager: EntityManager) {
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly kind: DatabaseKind,
+  ) {
     this.rows = manager.getRepository<DomainRow>(ENTITY.domain);
     this.checks = manager.getRepository<CheckRow>(ENTITY.domainCheck);
   }
 
-  insert(domain: DomainRow, checks: CheckRow[]): Promise<void> {
+  async register(domain: DomainRow, checks: CheckRow[], opts: { limit: number; messages: OutboxMessage[] }): Promise<RegisterOutcome> {
+    const admitted = this.kind === 'postgres'
+      ? await this.registerInOneStatement(domain, checks, opts.limit, opts.messages)
+      : await this.registerStepByStep(domain, checks, opts.limit, opts.messages);
+    return admitted ? { admitted: true } : { admitted: false, live: await this.liveCount(domain.applicationId) };
+  }
+
+  async insert(domain: DomainRow, checks: CheckRow[]): Promise<void> {
+    const outcome = await this.register(domain, checks, { limit: NO_LIMIT, messages: [] });
+    if (!outcome.admitted) throw new Error(`No live application ${domain.applicationId} for domain ${domain.id}.`);
+  }
+
+  async markDeleted(applicationId: string, id: string, at: Date): Promise<boolean> {
     return atomically(this.manager, async (manager) => {
-      await guardUnique(manager.getRepository<DomainRow>(ENTITY.domain).insert(domain));
-      if (checks.length > 0) await guardUnique(manager.getRepository<CheckRow>(ENTITY.domainCheck).insert(checks));
+      const deleted = await updateReturning<{ id: string }>(
+        manager, this.kind,
+        `UPDATE domains SET status = 'deleting', deleted_at = :at, updated_at = :at, next_check_at = NULL
+         WHERE application_id = :applicationId AND id = :id AND deleted_at IS NULL`,
+        'id', { applicationId, id, at },
+      );
+      if (deleted.length === 0) return false;
+      await updateReturning(manager, this.kind, 'UPDATE applications SET live_domains = live_domains - 1 WHERE id = :applicationId', 'id', { applicationId });
+      return true;
     });
   }
 
@@ -56,11 +160,39 @@ export class TypeOrmDomainsRepository implements DomainsRepository {
     return this.rows.findOneBy({ hostname, deletedAt: IsNull() });
   }
 
-  update(applicationId: string, id: string, patch: Partial<Omit<DomainRow, 'id' | 'applicationId'>>): Promise<void> {
+  update(applicationId: string, id: string, patch: Partial<Omit<DomainRow, 'id' | 'applicationId' | 'deletedAt'>>): Promise<void> {
     return updateWhere(this.rows, { applicationId, id }, patch);
   }
 
   listLive(applicationId: string): Promise<DomainRow[]> {
     return this.rows.find({ where: { applicationId, deletedAt: IsNull() }, order: OLDEST_FIRST });
+  }
+
+  private async registerInOneStatement(domain: DomainRow, checks: CheckRow[], limit: number, messages: OutboxMessage[]): Promise<boolean> {
+    const sql = registerSql(checks.length, messages.length);
+    const [row] = await guardUnique(queryPrepared<{ admitted: unknown }>(this.manager, sql, registerParams(domain, checks, limit, messages)));
+    return numberFromDb(row?.admitted ?? 0) > 0;
+  }
+
+  /** SQLite runs one unit of work at a time: the same steps in one transaction are just as atomic. */
+  private registerStepByStep(domain: DomainRow, checks: CheckRow[], limit: number, messages: OutboxMessage[]): Promise<boolean> {
+    return atomically(this.manager, async (manager) => {
+      const admitted = await updateReturning<{ id: string }>(
+        manager, this.kind,
+        'UPDATE applications SET live_domains = live_domains + :counted WHERE id = :applicationId AND live_domains < :limit',
+        'id', { applicationId: domain.applicationId, limit, counted: domain.deletedAt === null ? 1 : 0 },
+      );
+      if (admitted.length === 0) return false;
+      await guardUnique(manager.getRepository<DomainRow>(ENTITY.domain).insert(domain));
+      if (checks.length > 0) await guardUnique(manager.getRepository<CheckRow>(ENTITY.domainCheck).insert(checks));
+      const outbox = new TypeOrmOutboxRepository(manager);
+      for (const message of messages) await outbox.add(message.routingKey, message.payload);
+      return true;
+    });
+  }
+
+  private async liveCount(applicationId: string): Promise<number> {
+    const [row] = await queryRows<{ live: unknown }>(this.manager, 'SELECT live_domains AS live FROM applications WHERE id = :applicationId', { applicationId });
+    return numberFromDb(row?.live ?? 0);
   }
 }

@@ -21,8 +21,8 @@ import { TypeOrmAcmeChallengesRepository } from './acme-challenges.repository';
 export function createRepositories(manager: EntityManager, kind: DatabaseKind): Repositories {
   return {
     applications: new TypeOrmApplicationsRepository(manager, kind),
-    credentials: new TypeOrmCredentialsRepository(manager),
-    domains: new TypeOrmDomainsRepository(manager),
+    credentials: new TypeOrmCredentialsRepository(manager, kind),
+    domains: new TypeOrmDomainsRepository(manager, kind),
     idempotency: new TypeOrmIdempotencyRepository(manager),
     outbox: new TypeOrmOutboxRepository(manager),
     settings: new TypeOrmSettingsRepository(manager),

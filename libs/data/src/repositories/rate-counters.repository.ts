@@ -7,14 +7,21 @@ import type { RateCountersRepository } from '../types';
 // window (or one stamped before it, from a late request or a slower clock) counts in
 // the stored window; a hit in a later window starts that window at 1. A late hit
 // therefore never moves the window back and resets the count.
-const HIT = `
-  INSERT INTO rate_counters ("key", window_start, reset_at, "count")
-  VALUES (:key, :windowStart, :resetAt, :amount)
+const ALIGNED_CONFLICT = `
   ON CONFLICT ("key") DO UPDATE SET
     "count" = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters."count" + :amount ELSE :amount END,
     reset_at = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.reset_at ELSE excluded.reset_at END,
     window_start = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
   RETURNING "count", reset_at`;
+
+/**
+ * A clock-aligned hit whose row comes from `source`, a SELECT or VALUES of
+ * ("key", window_start, reset_at, "count" = :amount); for statements that
+ * count a hit along with other work.
+ */
+export const alignedHit = (source: string): string => `INSERT INTO rate_counters ("key", window_start, reset_at, "count") ${source} ${ALIGNED_CONFLICT}`;
+
+const HIT = alignedHit('VALUES (:key, :windowStart, :resetAt, :amount)');
 
 // Anchored windows start at their first hit and last `windowSeconds` from it,
 // for limits stated as "one per N seconds" that a clock-aligned window would
@@ -29,7 +36,7 @@ const HIT_ANCHORED = `
   RETURNING "count", reset_at`;
 
 /** The fixed window of `windowSeconds` that contains `now`: [floor(epoch / window) * window, + window). */
-function windowOf(windowSeconds: number, now: Date): { windowStart: Date; resetAt: Date } {
+export function windowOf(windowSeconds: number, now: Date): { windowStart: Date; resetAt: Date } {
   if (!(windowSeconds > 0)) throw new RangeError(`windowSeconds must be positive (got ${windowSeconds}).`);
   const windowMs = windowSeconds * 1000;
   const start = Math.floor(now.getTime() / windowMs) * windowMs;

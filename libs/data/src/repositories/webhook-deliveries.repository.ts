@@ -1,7 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { numberFromDb, queryRows, timestampFromDb } from '../sql';
+import { numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
 import type {
   DatabaseKind,
   WebhookAttemptResult,
@@ -119,7 +119,7 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
     // Replicas skip each other's locked rows instead of waiting for them (PostgreSQL);
     // on SQLite the single statement is atomic and units of work are serialized.
     const lock = this.kind === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-    const rows = await this.updateReturning(
+    const rows = await updateReturning<Record<string, unknown>>(this.manager, this.kind,
       `UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
        WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= :now
                     ORDER BY next_attempt_at LIMIT :limit${lock})`,
@@ -210,14 +210,5 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
       written.push(...(await queryRows<{ id: string }>(manager, sql, params)).map((row) => row.id));
     }
     return written;
-  }
-
-  /**
-   * `returning` of the rows an UPDATE changed. PostgreSQL answers an UPDATE
-   * with [rows, count] through TypeORM, a SELECT with rows: hence the CTE there.
-   */
-  private updateReturning(update: string, returning: string, params: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
-    const sql = this.kind === 'postgres' ? `WITH changed AS (${update} RETURNING ${returning}) SELECT * FROM changed` : `${update} RETURNING ${returning}`;
-    return queryRows<Record<string, unknown>>(this.manager, sql, params);
   }
 }

@@ -9,16 +9,15 @@ import { findOwnDomain, withChecks } from './read-domains';
  */
 export async function deleteDomain(ctx: UseCaseContext, application: ApplicationRow, id: string): Promise<DomainResource> {
   const { resource, changed } = await ctx.store.transaction(async (r) => {
-    await r.applications.lock(application.id); // serializes concurrent deletes of one domain
+    await r.applications.lock(application.id); // serializes concurrent deletes of one domain; creates lock it first too
     const domain = await findOwnDomain(r, application.id, id, true);
     if (domain.deletedAt) {
       const [current] = await withChecks(r, [domain], ctx.edgeTarget);
       return { resource: current as DomainResource, changed: false };
     }
     const now = ctx.now();
-    const patch = { status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null } as const;
-    await r.domains.update(application.id, domain.id, patch);
-    const deleted: DomainRow = { ...domain, ...patch };
+    await r.domains.markDeleted(application.id, domain.id, now);
+    const deleted: DomainRow = { ...domain, status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null };
     const [current] = await withChecks(r, [deleted], ctx.edgeTarget);
     await r.outbox.add('event.emitted', domainEvent('domain.deleted', application.id, current as DomainResource, now));
     await r.outbox.add('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: application.id, change: 'deleted' });

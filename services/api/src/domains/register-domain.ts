@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, CHECK_TYPES, generateChallengeToken, normalizeHostname, toDomainResource, type DomainResource } from '@cds/core';
-import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type Repositories } from '@cds/data';
+import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type RegisterOutcome, type Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { createDomainBody } from './domains.schema';
@@ -17,27 +17,20 @@ function claimedError(hostname: string): AppError {
   return new AppError('hostname_already_claimed', `The hostname ${hostname} is already registered and live.`, { hostname });
 }
 
+function limitError(scope: 'application' | 'deployment', limit: number, live: number): AppError {
+  const owner = scope === 'application' ? 'The application' : 'The deployment';
+  return new AppError('domain_limit_reached', `${owner} has reached its limit of ${limit} live domains.`, { scope, limit, live });
+}
+
 /**
- * Runs after the inserts, last in the transaction, so the application's row
- * lock is held only for the count and the commit. Creates of one application
- * queue on that lock; each counts after the previous one committed (READ
- * COMMITTED takes a fresh snapshot per statement), so the limit cannot be
- * passed. The counts include the domain being created.
+ * The deployment-wide limit, when one is set: creates of every application
+ * take turns on one advisory lock and count all live domains, so it costs a
+ * transaction of several statements; without it a create is one statement.
  */
-async function enforceLimits(r: Repositories, application: ApplicationRow, deploymentLimit: number): Promise<void> {
-  await r.applications.lock(application.id);
-  const live = (await r.domains.countLive(application.id)) - 1;
-  const limit = application.limits.live_domains;
-  if (live >= limit) {
-    throw new AppError('domain_limit_reached', `The application has reached its limit of ${limit} live domains.`, { scope: 'application', limit, live });
-  }
-  if (deploymentLimit > 0) {
-    await r.applications.lockDeployment();
-    const all = (await r.domains.countLiveAll()) - 1;
-    if (all >= deploymentLimit) {
-      throw new AppError('domain_limit_reached', `The deployment has reached its limit of ${deploymentLimit} live domains.`, { scope: 'deployment', limit: deploymentLimit, live: all });
-    }
-  }
+async function enforceDeploymentLimit(r: Repositories, limit: number): Promise<void> {
+  await r.applications.lockDeployment();
+  const live = await r.domains.countLiveAll();
+  if (live >= limit) throw limitError('deployment', limit, live);
 }
 
 export async function registerDomain(ctx: UseCaseContext, application: ApplicationRow, body: unknown): Promise<DomainResource> {
@@ -70,18 +63,29 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
     domainId: domain.id, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null,
   }));
 
-  await ctx.store.transaction(async (r) => {
-    if (await r.domains.findLiveByHostname(hostname)) throw claimedError(hostname);
-    try {
-      await r.domains.insert(domain, checks);
-    } catch (err) {
-      if (err instanceof UniqueViolation) throw claimedError(hostname);
-      throw err;
-    }
-    await r.outbox.add('domain.check.requested', { domain_id: domain.id, application_id: application.id, reason: 'created' });
-    await r.outbox.add('domain.changed', { domain_id: domain.id, hostname, application_id: application.id, change: 'created' });
-    await enforceLimits(r, application, ctx.deploymentDomainLimit);
-  });
+  const messages = [
+    { routingKey: 'domain.check.requested', payload: { domain_id: domain.id, application_id: application.id, reason: 'created' } },
+    { routingKey: 'domain.changed', payload: { domain_id: domain.id, hostname, application_id: application.id, change: 'created' } },
+  ];
+  const limit = application.limits.live_domains;
+  const register = (r: Repositories) => r.domains.register(domain, checks, { limit, messages });
+  let outcome: RegisterOutcome;
+  try {
+    outcome = ctx.deploymentDomainLimit > 0
+      ? await ctx.store.transaction(async (r) => {
+          await enforceDeploymentLimit(r, ctx.deploymentDomainLimit);
+          return register(r);
+        })
+      : await ctx.store.run(register);
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw claimedError(hostname);
+    throw err;
+  }
+  if (!outcome.admitted) {
+    // A claimed hostname is the better answer when both apply.
+    if (await ctx.store.run((r) => r.domains.findLiveByHostname(hostname))) throw claimedError(hostname);
+    throw limitError('application', limit, outcome.live);
+  }
   ctx.afterCommit();
   return toDomainResource(domain, checks, ctx.edgeTarget);
 }

@@ -26,16 +26,12 @@ export async function findApplication(r: Repositories, slug: string): Promise<Ap
   return app;
 }
 
-async function present(r: Repositories, app: ApplicationRow) {
-  return toApplicationResource(app, await r.domains.countLive(app.id));
-}
-
 export async function listApplications(ctx: UseCaseContext) {
-  return ctx.store.run(async (r) => Promise.all((await r.applications.listLive()).map((app) => present(r, app))));
+  return ctx.store.run(async (r) => (await r.applications.listLive()).map(toApplicationResource));
 }
 
 export async function getApplication(ctx: UseCaseContext, slug: string) {
-  return ctx.store.run(async (r) => present(r, await findApplication(r, slug)));
+  return ctx.store.run(async (r) => toApplicationResource(await findApplication(r, slug)));
 }
 
 export async function createApplication(ctx: UseCaseContext, body: unknown) {
@@ -52,6 +48,7 @@ export async function createApplication(ctx: UseCaseContext, body: unknown) {
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
+    liveDomains: 0,
   };
   try {
     await ctx.store.transaction((r) => r.applications.insert(app));
@@ -59,7 +56,7 @@ export async function createApplication(ctx: UseCaseContext, body: unknown) {
     if (err instanceof UniqueViolation) throw new AppError('application_exists', `An application with slug ${input.slug} already exists.`, { slug: input.slug });
     throw err;
   }
-  return toApplicationResource(app, 0);
+  return toApplicationResource(app);
 }
 
 export async function updateApplication(ctx: UseCaseContext, slug: string, body: unknown) {
@@ -83,7 +80,7 @@ export async function updateApplication(ctx: UseCaseContext, slug: string, body:
     await r.applications.update(app.id, {
       name: updated.name, contactEmail: updated.contactEmail, status: updated.status, plan, limits, updatedAt: updated.updatedAt,
     });
-    return present(r, updated);
+    return toApplicationResource(updated);
   });
 }
 
@@ -104,7 +101,7 @@ export async function deleteApplication(ctx: UseCaseContext, slug: string, confi
     }
     const now = ctx.now();
     for (const domain of live) {
-      await r.domains.update(app.id, domain.id, { status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null });
+      await r.domains.markDeleted(app.id, domain.id, now);
       await r.outbox.add('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: app.id, change: 'deleted' });
     }
     await r.credentials.revokeAll(app.id, now);

@@ -1,7 +1,7 @@
 import { isoTimestamp } from '@cds/core';
 import type { ApplicationRow, CredentialRow } from '@cds/data';
 
-export function toApplicationResource(app: ApplicationRow, liveDomains: number) {
+export function toApplicationResource(app: ApplicationRow) {
   return {
     slug: app.slug,
     name: app.name,
@@ -9,7 +9,7 @@ export function toApplicationResource(app: ApplicationRow, liveDomains: number) 
     plan: app.plan,
     contact_email: app.contactEmail,
     limits: app.limits,
-    live_domains: liveDomains,
+    live_domains: app.liveDomains,
     created_at: isoTimestamp(app.createdAt),
     updated_at: isoTimestamp(app.updatedAt),
   };
