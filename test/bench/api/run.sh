@@ -11,7 +11,8 @@
 # itself broke (start-up failure, errors, answers other than 201).
 # A request unanswered after 10 s (wrk --timeout) counts as an error.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 3 / 15),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone.
+# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_PROFILE=<dir> to write a
+# CPU profile of the API process there.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -82,7 +83,7 @@ operator_token=$(node -e 'console.log(require("crypto").randomBytes(32).toString
     OPERATOR_TOKEN="$operator_token" \
     DATA_ENCRYPTION_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')" \
     ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
-    taskset -c 0 node "$ROOT/services/api/dist/main.js"
+    taskset -c 0 node ${BENCH_PROFILE:+--cpu-prof --cpu-prof-dir="$BENCH_PROFILE"} "$ROOT/services/api/dist/main.js"
 ) >"$work/service.log" 2>&1 &
 svc_pid=$!
 for _ in $(seq 1 60); do
@@ -102,6 +103,7 @@ operator /operator/v1/applications \
   || die "creating the application failed"
 secret=$(operator /operator/v1/applications/bench/credentials '{}' | json_field secret) || die "issuing the credential failed"
 app_id=$(psql -d "$db" -Atc "SELECT id FROM applications WHERE slug = 'bench' AND deleted_at IS NULL")
+key_hash=$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)
 
 # --- 3. API load ----------------------------------------------------------------
 run_wrk() { # tag seconds
@@ -131,11 +133,11 @@ api_commits=$(awk -v c=$((commits1 - commits0)) -v n="$api_requests" 'BEGIN {pri
 stop_service
 
 # --- 4. pgbench reference on the same database, from empty tables again ------
-psql -d "$db" -qc "TRUNCATE domain_checks, domains, outbox CASCADE" >/dev/null
+psql -d "$db" -qc "TRUNCATE domain_checks, domains, outbox CASCADE; UPDATE applications SET live_domains = 0; DELETE FROM rate_counters" >/dev/null
 run_pgbench() { # seconds [extra args]
   local secs=$1; shift
-  taskset -c 1 pgbench -n -M extended -c "$CONNECTIONS" -j "$THREADS" -T "$secs" \
-    -f "$HERE/create-domain.pgbench.sql" -D appid="$app_id" "$@" "$db" 2>&1
+  taskset -c 1 pgbench -n -M prepared -c "$CONNECTIONS" -j "$THREADS" -T "$secs" \
+    -f "$HERE/create-domain.pgbench.sql" -D appid="$app_id" -D keyhash="$key_hash" -D throttlekey=auth-fail:v1:127.0.0.1 "$@" "$db" 2>&1
 }
 log "pgbench warm-up ${WARMUP}s"
 run_pgbench "$WARMUP" >"$work/pgbench-w.out" || { cat "$work/pgbench-w.out" >&2; die "pgbench failed"; }
