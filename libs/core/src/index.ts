@@ -13,3 +13,4 @@ export * from './webhook-signature';
 export * from './webhook-delivery';
 export * from './checks';
 export * from './domain-resource';
+export * from './group-commit';

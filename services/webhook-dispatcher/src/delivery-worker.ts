@@ -5,11 +5,10 @@
 // this one holds it; a dispatcher that dies loses only its leases, which fall
 // due again when they run out. A restart loses nothing.
 import { randomUUID } from 'node:crypto';
-import { decryptSecret, retryDelayAfter, type DeliveryState } from '@cds/core';
+import { decryptSecret, GroupCommit, retryDelayAfter, type DeliveryState } from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
 import type { MessagingLogger } from '@cds/messaging';
 import { countAttempt } from './dispatcher-metrics';
-import { GroupCommit } from './group-commit';
 import { sendDelivery, type AttemptOutcome, type SendOptions } from './send-delivery';
 
 /** Beyond the attempt timeouts: time to write the outcome before the lease may be taken over. */

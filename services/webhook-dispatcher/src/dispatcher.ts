@@ -1,11 +1,11 @@
 import type { Config } from '@cds/config';
+import { GroupCommit } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Bus, Delivery, EventEmittedPayload, MessagingLogger } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import { DeliveryWorker } from './delivery-worker';
 import { initDispatcherMetrics } from './dispatcher-metrics';
 import { fanOutEvents } from './fan-out';
-import { GroupCommit } from './group-commit';
 import { guardedAgent } from './guarded-agent';
 import { deliveryClient } from './send-delivery';
 
