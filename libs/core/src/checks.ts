@@ -59,6 +59,7 @@ export function evaluateRouting(
 }
 
 export const CERTIFICATE_WAITING_MESSAGE = 'The certificate waits for the ownership and routing checks to pass.';
+export const CERTIFICATE_ISSUING_MESSAGE = 'The certificate is being issued.';
 
 /** The certificate check before any issuance: pending until ownership and routing pass. */
 export function certificateGate(ownership: CheckOutcome, routing: CheckOutcome): CheckOutcome<'certificate'> | null {

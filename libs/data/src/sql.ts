@@ -80,10 +80,13 @@ export function updateReturning<T>(manager: EntityManager, kind: DatabaseKind, u
   return queryRows<T>(manager, sql, params);
 }
 
-/** A timestamp read by raw SQL: a Date from pg, `YYYY-MM-DD HH:MM:SS.SSS` UTC text from SQLite. */
+/**
+ * A timestamp read by raw SQL: a Date from pg, ISO 8601 text with its offset
+ * from PostgreSQL's JSON, `YYYY-MM-DD HH:MM:SS.SSS` UTC text from SQLite.
+ */
 export function timestampFromDb(value: unknown): Date {
   if (value instanceof Date) return value;
-  if (typeof value === 'string') return new Date(`${value.replace(' ', 'T')}Z`);
+  if (typeof value === 'string') return new Date(/(Z|[+-]\d\d(:?\d\d)?)$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
   throw new TypeError(`Not a timestamp: ${String(value)}`);
 }
 

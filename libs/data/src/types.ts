@@ -462,31 +462,58 @@ export interface WebhookDeliveriesRepository {
 
 /** A domain a checker holds the lease of. */
 export interface LeasedDomain {
-  id: string;
-  applicationId: string;
+  /** The domain as it was when leased. */
+  domain: DomainRow;
   /** Check runs completed before this one. */
   checkCount: number;
+  /** Its check rows when leased, ownership → origin. */
+  checks: CheckRow[];
+  /** The certificate its hostname has (maybe issued to an earlier domain of that hostname). */
+  certificate: CertificateRow | null;
+}
+
+/** What one step of a check run writes for a leased domain (CheckRunsRepository.record). */
+export interface CheckRunRecord {
+  domainId: string;
+  /**
+   * When the run began. A `next_check_at` written after it (a manual recheck
+   * meanwhile) is kept when it is sooner than `nextCheckAt`.
+   */
+  startedAt: Date;
+  status: Exclude<DomainStatus, 'deleting'>;
+  nextCheckAt: Date;
+  updatedAt: Date;
+  /** Counts a completed run (check_count + 1): the first step of a run does. */
+  counted: boolean;
+  /** The lease goes on until then (more of the run follows); null ends it. */
+  leaseUntil: Date | null;
+  /** Check rows written (insert or replace). */
+  checks: CheckRow[];
+  certificate: CertificateRow | null;
+  messages: OutboxMessage[];
 }
 
 export interface CheckRunsRepository {
   /**
    * Leases up to `limit` live domains due at `now` (next_check_at <= now) whose
-   * lease is free or expired, to `leasedBy` until `leaseUntil`
-   * (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one statement).
+   * lease is free or expired, to `leasedBy` until `leaseUntil`, oldest due
+   * first, with their check rows and certificates (PostgreSQL: one statement,
+   * FOR UPDATE SKIP LOCKED).
    */
   claimDue(now: Date, limit: number, leasedBy: string, leaseUntil: Date): Promise<LeasedDomain[]>;
   /** Leases one live domain unless another checker holds an unexpired lease; null when not taken. */
   claim(domainId: string, now: Date, leasedBy: string, leaseUntil: Date): Promise<LeasedDomain | null>;
-  /** Ends the lease and counts the run, unless the lease was lost; false when it was. */
-  finish(domainId: string, leasedBy: string): Promise<boolean>;
-  /** Row lock on the domain for the rest of the transaction (SELECT … FOR UPDATE on PostgreSQL; no-op on SQLite). */
-  lockDomain(domainId: string): Promise<void>;
   /** Extends the leases this checker still holds (a heartbeat for long runs); returns the ids still held. */
   extend(domainIds: string[], leasedBy: string, leaseUntil: Date): Promise<string[]>;
-  /** Ends the lease without counting a run. */
-  release(domainId: string, leasedBy: string): Promise<void>;
-  /** Writes the four check rows of a domain (insert or replace). */
-  saveChecks(rows: CheckRow[]): Promise<void>;
+  /** Ends leases without counting a run. */
+  release(domainIds: string[], leasedBy: string): Promise<void>;
+  /**
+   * Writes the records of domains this checker still holds and that are still
+   * live, each with its check rows, certificate and outbox messages; records of
+   * the others (deleted meanwhile, lease lost) are dropped. Returns the ids
+   * written. Call it inside a transaction.
+   */
+  record(records: CheckRunRecord[], leasedBy: string): Promise<string[]>;
 }
 
 export type CertificateIssuerKind = 'internal' | 'acme';
@@ -504,6 +531,8 @@ export interface CertificateRow {
 
 export interface CertificatesRepository {
   find(hostname: string): Promise<CertificateRow | null>;
+  /** The certificates of these hostnames (those that have one). */
+  findMany(hostnames: string[]): Promise<CertificateRow[]>;
   /** Inserts or replaces the hostname's certificate. */
   save(row: CertificateRow): Promise<void>;
   delete(hostname: string): Promise<void>;

@@ -32,9 +32,13 @@ export async function timedCheck<T>(check: CheckType, work: () => Promise<T>): P
   }
 }
 
-export function countChecks(outcomes: { [T in CheckType]: CheckOutcome<T> }): void {
+/** Counts the checks a step observed (a run's certificate is counted once, when its outcome is final). */
+export function countChecks(outcomes: Partial<{ [T in CheckType]: CheckOutcome<T> }>): void {
   const { checks } = checkerMetrics();
-  for (const check of CHECK_TYPES) checks.inc({ check, result: outcomes[check].status });
+  for (const check of CHECK_TYPES) {
+    const outcome = outcomes[check];
+    if (outcome) checks.inc({ check, result: outcome.status });
+  }
 }
 
 /** One finished ACME order: null when it issued, else the certificate check's error code. */

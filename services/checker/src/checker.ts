@@ -1,16 +1,17 @@
 // The checker service: consumes `domain.check.requested` (queue `checker`,
 // competing consumers across replicas) and runs a scheduler that leases due
-// domains, so two replicas never check one domain at the same time.
+// domains, so two replicas never check one domain at the same time. The work
+// on leased domains is the check pipeline's.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '@cds/config';
-import type { DataStore, LeasedDomain } from '@cds/data';
+import type { DataStore } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/http';
 import type { Bus, Delivery, MessagingLogger, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { CertificateIssuer } from './certificates/issuer';
 import { AcmeIssuer } from './certificates/acme-issuer';
 import { InternalCa } from './certificates/internal-ca';
-import { checkDomain, type CheckDomainDeps } from './check-domain';
+import { CheckPipeline } from './check-pipeline';
 import { initCheckerMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
 
@@ -23,8 +24,10 @@ export interface CheckerDeps {
   store: DataStore;
   bus: Bus;
   now?: () => Date;
-  /** Checks running at once (default 32). */
+  /** Domains checked at once (default 32). */
   concurrency?: number;
+  /** Certificates issued at once (default 4). */
+  certificateConcurrency?: number;
   /** How often the scheduler looks for due domains (default 1000 ms). */
   pollIntervalMs?: number;
   /** How long a lease holds without renewal; a crashed checker's domains are taken over after it (default 30 s). */
@@ -41,11 +44,12 @@ export interface Checker {
   readonly checkerId: string;
   /** Looks for due domains now instead of at the next poll. */
   kick(): void;
-  /** Stops consuming and scheduling, waits for the running checks. */
+  /** Stops consuming and scheduling, gives back the domains not started, waits for the steps under way. */
   stop(): Promise<void>;
 }
 
 const DEFAULT_CONCURRENCY = 32;
+const DEFAULT_CERTIFICATE_CONCURRENCY = 4;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_LEASE_MS = 30_000;
 const CLEAN_UP_INTERVAL_MS = 5000;
@@ -69,10 +73,17 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   const checkerId = deps.checkerId ?? randomUUID();
   initCheckerMetrics();
   const seen = watchSeenCertificates(2 * config.checkIntervalLive + leaseMs, now);
-  const run: CheckDomainDeps = {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let polling = false;
+  let pollAgain = false;
+
+  const issuer = createIssuer(deps);
+  await issuer.prepare?.();
+  const pipeline = new CheckPipeline({
     store,
     dns: createDnsLookups(config.dnsServers),
-    issuer: createIssuer(deps),
+    issuer,
     origin: {
       encryptionKey: config.dataEncryptionKey,
       deploymentKey: { kid: config.assertionDeploymentKid, secret: config.assertionDeploymentKey },
@@ -80,51 +91,29 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     },
     edgeTarget: config.edgeTarget,
     encryptionKey: config.dataEncryptionKey,
-    schedulePending: config.checkSchedulePending,
-    intervalLive: config.checkIntervalLive,
+    schedule: { pending: config.checkSchedulePending, live: config.checkIntervalLive },
     now,
     logger,
+    checkerId,
+    leaseMs,
+    concurrency,
+    certificateConcurrency: deps.certificateConcurrency ?? DEFAULT_CERTIFICATE_CONCURRENCY,
+    ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}),
     seenCertificates: seen.tracker,
-  };
+  }, () => kick());
 
-  const running = new Set<Promise<void>>();
-  /** Domains whose check runs here now, for the lease heartbeat. */
-  const inFlight = new Set<string>();
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let polling = false;
-  let pollAgain = false;
-
-  const track = (work: Promise<void>) => {
-    running.add(work);
-    void work.finally(() => {
-      running.delete(work);
-      if (!stopped && running.size < concurrency) kick();
-    });
-  };
-
-  const runLeased = async (leased: LeasedDomain) => {
-    inFlight.add(leased.id);
-    try {
-      const result = await checkDomain(run, leased, checkerId);
-      if (result === 'checked') deps.afterCommit?.();
-    } catch (err) {
-      logger.error('check run failed', { domain_id: leased.id, error: err instanceof Error ? err.message : String(err) });
-      await store.run((r) => r.checkRuns.release(leased.id, checkerId)).catch(() => undefined);
-    } finally {
-      inFlight.delete(leased.id);
-    }
-  };
-
-  // Runs longer than a lease (an ACME order) keep theirs; a crashed checker's leases lapse.
+  // Long runs (a certificate order, a queue of certificates) keep their leases; a crashed checker's lapse.
   const heartbeat = setInterval(() => {
-    if (inFlight.size === 0) return;
+    if (pipeline.held.size === 0) return;
     const until = new Date(now().getTime() + leaseMs);
-    store.run((r) => r.checkRuns.extend([...inFlight], checkerId, until)).catch((err: unknown) => {
+    store.run((r) => r.checkRuns.extend([...pipeline.held], checkerId, until)).catch((err: unknown) => {
       logger.warn('lease heartbeat failed', { error: err instanceof Error ? err.message : String(err) });
     });
   }, Math.max(leaseMs / 3, 50));
   heartbeat.unref();
+
+  // Leases ahead of the checks running, so a check that ends finds the next domain waiting.
+  const wanted = () => pipeline.capacity();
 
   const poll = async () => {
     if (polling) {
@@ -135,12 +124,13 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     try {
       do {
         pollAgain = false;
-        const free = concurrency - running.size;
-        if (stopped || free <= 0) break;
+        const limit = wanted();
+        if (stopped || limit <= 0) break;
         const at = now();
-        const leased = await store.run((r) => r.checkRuns.claimDue(at, free, checkerId, new Date(at.getTime() + leaseMs)));
-        for (const domain of leased) track(runLeased(domain));
-        if (leased.length === free) pollAgain = true;
+        const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
+        pipeline.admit(leased).catch((err: unknown) => logger.error('check run failed', { error: err instanceof Error ? err.message : String(err) }));
+        pipeline.moreDue(leased.length === limit);
+        if (leased.length === limit) pollAgain = true;
       } while (pollAgain && !stopped);
       await cleanUp();
     } catch (err) {
@@ -160,7 +150,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   };
 
   function kick(): void {
-    if (!stopped) void poll();
+    if (!stopped && wanted() > 0) void poll();
   }
 
   const schedule = () => {
@@ -175,14 +165,13 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     queue: CHECKER_QUEUE,
     routingKeys: ['domain.check.requested'],
     prefetch: concurrency,
-    // The message carries no creation time: the checker's consumer counts outcomes, no lag.
     onDeadLetter: meteredDeadLetters(CHECKER_QUEUE),
     handler: meteredHandler(CHECKER_QUEUE, async (message: Delivery) => {
       if (message.routingKey !== 'domain.check.requested' || stopped) return;
       const at = now();
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
-      if (leased) await runLeased(leased);
+      if (leased) await pipeline.admit([leased]);
     }, {
       // The outbox row's time travels with the message; a redelivery's lag was counted the first time.
       writtenAt: (message) => (message.redelivered ? null : message.writtenAt),
@@ -199,7 +188,8 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       if (timer) clearTimeout(timer);
       clearInterval(heartbeat);
       await subscription.cancel();
-      await Promise.allSettled([...running]);
+      while (polling) await new Promise((resolve) => setTimeout(resolve, 10));
+      await pipeline.stop();
       seen.unwatch();
     },
   };

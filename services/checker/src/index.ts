@@ -1,5 +1,4 @@
 export { CHECKER_QUEUE, startChecker, type Checker, type CheckerDeps } from './checker';
-export { checkDomain, type CheckDomainDeps, type CheckRunResult } from './check-domain';
 export { createDnsLookups, type DnsLookups } from './dns-lookups';
 export { InternalCa, INTERNAL_CA_SETTINGS } from './certificates/internal-ca';
 export { AcmeIssuer, ACME_SETTINGS, FAILED_VALIDATIONS_PER_HOUR, NEW_ORDERS_PER_HOUR, type AcmeIssuerOptions } from './certificates/acme-issuer';

@@ -1,7 +1,7 @@
 // The origin check's probe: GET <active origin url><health_path> with the
 // customer's hostname as Host and a fresh assertion (DECISIONS §2, §4).
 import { ASSERTION_HEADER, decryptSecret, selectSigningKey, signAssertion, type OriginObservation } from '@cds/core';
-import type { DataStore, DomainRow } from '@cds/data';
+import type { ApplicationRow, AssertionKeyRow, DataStore, DomainRow, OriginRow } from '@cds/data';
 import { ORIGIN_PROBE_TIMEOUT_MS, probeOrigin, probeTarget } from '@cds/http';
 
 export interface OriginProbeSettings {
@@ -12,19 +12,29 @@ export interface OriginProbeSettings {
   timeoutMs?: number;
 }
 
-export async function observeOrigin(store: DataStore, domain: DomainRow, settings: OriginProbeSettings, now: Date): Promise<OriginObservation> {
-  const found = await store.run(async (r) => {
-    const origin = await r.origins.findActive(domain.applicationId);
-    if (!origin) return null;
-    return { origin, application: await r.applications.findById(domain.applicationId), keys: await r.assertionKeys.list(domain.applicationId) };
+/** What probing an application's domains needs: its active origin and its assertion keys. Null without an active origin. */
+export interface OriginContext {
+  origin: OriginRow;
+  application: ApplicationRow;
+  keys: AssertionKeyRow[];
+}
+
+export async function loadOriginContext(store: DataStore, applicationId: string): Promise<OriginContext | null> {
+  return store.run(async (r) => {
+    const origin = await r.origins.findActive(applicationId);
+    const application = origin ? await r.applications.findById(applicationId) : null;
+    return origin && application ? { origin, application, keys: await r.assertionKeys.list(applicationId) } : null;
   });
-  if (!found?.application) return { kind: 'no_active_origin' };
-  const key = selectSigningKey(found.keys, settings.deploymentKey);
+}
+
+export async function observeOrigin(context: OriginContext | null, domain: DomainRow, settings: OriginProbeSettings, now: Date): Promise<OriginObservation> {
+  if (!context) return { kind: 'no_active_origin' };
+  const key = selectSigningKey(context.keys, settings.deploymentKey);
   const secret = 'secretSealed' in key ? decryptSecret(key.secretSealed, settings.encryptionKey) : key.secret;
   const assertion = await signAssertion({
-    kid: key.kid, secret, slug: found.application.slug, domainId: domain.id, hostname: domain.hostname, reference: domain.reference, now,
+    kid: key.kid, secret, slug: context.application.slug, domainId: domain.id, hostname: domain.hostname, reference: domain.reference, now,
   });
-  const { url, healthPath } = found.origin;
+  const { url, healthPath } = context.origin;
   const result = await probeOrigin({
     url,
     path: healthPath,

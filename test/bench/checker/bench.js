@@ -24,10 +24,50 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 32);
 const EDGE_TARGET = 'edge.example.net';
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
+/** CPU time of this process (user + system, every thread) from a process.cpuUsage() difference. */
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+/** CPU time (ms) another process has used so far, from /proc (clock ticks of 10 ms); 0 once it is gone. */
+function procCpuMs(pid) {
+  try {
+    const fields = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+/** CPU time of the DNS server and of the PostgreSQL backends of the bench database, by pid. */
+async function peerCpu(admin, dbName, dnsPid) {
+  const { rows } = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName]);
+  return { dns: procCpuMs(dnsPid), db: new Map(rows.map((r) => [r.pid, procCpuMs(r.pid)])) };
+}
+/** Peer CPU used between two peerCpu() readings (backends that appeared meanwhile count in full). */
+function peerCpuSince(before, after) {
+  let db = 0;
+  for (const [pid, ms] of after.db) db += ms - (before.db.get(pid) ?? 0);
+  return { dns_server_cpu_ms: after.dns - before.dns, database_cpu_ms: db };
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const freePort = () => new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
 const fqdn = (h) => `${h.toLowerCase()}.`;
 const log = (m) => console.error(`[bench-checker] ${m}`);
+
+/** A CPU profile of this process from now until stop(dir) (BENCH_PROFILE=<dir>): the checker phase alone. */
+async function startProfile() {
+  const inspector = require('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    async stop(dir) {
+      const { profile } = await post('Profiler.stop');
+      require('node:fs').mkdirSync(dir, { recursive: true });
+      require('node:fs').writeFileSync(require('node:path').join(dir, `checker-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
 
 async function pool(items, size, work) {
   let next = 0;
@@ -79,7 +119,9 @@ async function main() {
     log('reference: the same DNS queries in a bare loop');
     const resolver = new Resolver({ timeout: 3000, tries: 2 });
     resolver.setServers([`127.0.0.1:${dnsPort}`]);
+    const refPeers = await peerCpu(admin, dbName, dns.pid);
     const refStart = process.hrtime.bigint();
+    const refCpu = process.cpuUsage();
     let refOk = 0;
     await pool(domains, CONCURRENCY, async (d) => {
       const [txt, cname] = await Promise.all([resolver.resolveTxt(`_custom-domain-challenge.${d.hostname}`), resolver.resolveCname(d.hostname)]);
@@ -87,12 +129,17 @@ async function main() {
       if (txt.flat().join('') === `custom-domain-verify=${d.challengeToken}` && cname[0] === EDGE_TARGET) refOk += 1;
     });
     const referenceMs = Number(process.hrtime.bigint() - refStart) / 1e6;
+    const referenceCpuMs = cpuMs(process.cpuUsage(refCpu));
+    const referencePeers = peerCpuSince(refPeers, await peerCpu(admin, dbName, dns.pid));
     if (refOk !== N) throw new Error(`reference resolved ${refOk}/${N}`);
 
     log('checker: one instance');
     const pg = new Client({ connectionString: dbUrl });
     await pg.connect();
+    const profile = process.env.BENCH_PROFILE ? await startProfile() : null;
+    const checkerPeers = await peerCpu(admin, dbName, dns.pid);
     const start = process.hrtime.bigint();
+    const startCpu = process.cpuUsage();
     await pg.query('UPDATE domains SET next_check_at = now()');
     checker = await startChecker({ config, logger: silentLogger, store, bus: new InProcessBus(), pollIntervalMs: 100, concurrency: CONCURRENCY });
     let passing = 0;
@@ -101,11 +148,19 @@ async function main() {
       passing = rows[0].n;
       if (passing === 2 * N) break;
       if (Number(process.hrtime.bigint() - start) / 1e9 > 600) throw new Error(`only ${passing / 2} of ${N} domains passed within 600 s`);
-      await sleep(50);
+      await sleep(Number(process.env.BENCH_POLL_MS || 50));
     }
     const checkerMs = Number(process.hrtime.bigint() - start) / 1e6;
+    const checkerCpuMs = cpuMs(process.cpuUsage(startCpu));
+    const checkerPeersUsed = peerCpuSince(checkerPeers, await peerCpu(admin, dbName, dns.pid));
+    if (profile) await profile.stop(process.env.BENCH_PROFILE);
     await pg.end();
-    console.log(JSON.stringify({ domains: N, concurrency: CONCURRENCY, reference_ms: Math.round(referenceMs), checker_ms: Math.round(checkerMs), ratio: Number((referenceMs / checkerMs).toFixed(3)) }));
+    console.log(JSON.stringify({
+      domains: N, concurrency: CONCURRENCY, reference_ms: Math.round(referenceMs), checker_ms: Math.round(checkerMs), ratio: Number((referenceMs / checkerMs).toFixed(3)),
+      reference_cpu_ms: Math.round(referenceCpuMs), checker_cpu_ms: Math.round(checkerCpuMs),
+      reference_dns_server_cpu_ms: referencePeers.dns_server_cpu_ms, checker_dns_server_cpu_ms: checkerPeersUsed.dns_server_cpu_ms,
+      checker_database_cpu_ms: checkerPeersUsed.database_cpu_ms,
+    }));
   } finally {
     if (checker) await checker.stop();
     if (store) await store.close();

@@ -5,7 +5,8 @@
 # resolver, in the same run (see bench.js). Prints the figures and PASS/FAIL
 # against the target and records the run in docs/benchmarks.md.
 # Knobs: BENCH_DOMAINS (default 5000), BENCH_CONCURRENCY (default 32, the
-# checker's default), BENCH_DOCS=0 to leave docs/benchmarks.md alone.
+# checker's default), BENCH_DOCS=0 to leave docs/benchmarks.md alone,
+# BENCH_PROFILE=<dir> for a CPU profile of the checker phase.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 TARGET_RATIO=0.5

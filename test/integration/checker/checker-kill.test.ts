@@ -90,14 +90,16 @@ test('kill -9 of one checker: the other checks all 200 domains, none by both at 
   let observed = 0;
   while (Date.now() < deadline) {
     const checks = await api.store.run((r) => r.domains.checksOf(ids));
-    observed = checks.filter((c) => c.type === 'ownership' && c.observedAt !== null).length;
+    // Finished: the DNS and origin checks observed and the certificate issued (a run's last step).
+    observed = ids.filter((id) => checks.some((c) => c.domainId === id && c.type === 'ownership' && c.observedAt !== null)
+      && checks.some((c) => c.domainId === id && c.type === 'certificate' && c.status === 'passing')).length;
     if (observed === DOMAINS) break;
     if (survivor.child.exitCode !== null) throw new Error(`survivor exited: ${survivor.output}`);
     await sleep(500);
   }
   expect(observed).toBe(DOMAINS);
   const checks = await api.store.run((r) => r.domains.checksOf(ids));
-  for (const type of ['ownership', 'routing', 'origin'] as const) {
+  for (const type of ['ownership', 'routing', 'certificate', 'origin'] as const) {
     expect(checks.filter((c) => c.type === type && c.status === 'passing')).toHaveLength(DOMAINS);
   }
 

@@ -1,4 +1,4 @@
-import type { EntityManager, Repository } from 'typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import type { CertificateRow, CertificatesRepository } from '../types';
 
@@ -11,6 +11,10 @@ export class TypeOrmCertificatesRepository implements CertificatesRepository {
 
   find(hostname: string): Promise<CertificateRow | null> {
     return this.rows.findOneBy({ hostname });
+  }
+
+  findMany(hostnames: string[]): Promise<CertificateRow[]> {
+    return hostnames.length === 0 ? Promise.resolve([]) : this.rows.findBy({ hostname: In(hostnames) });
   }
 
   async save(row: CertificateRow): Promise<void> {

@@ -1,35 +1,147 @@
-import type { EntityManager, Repository } from 'typeorm';
-import { ENTITY } from '../entities';
-import { queryRows, updateReturning } from '../sql';
-import type { CheckRow, CheckRunsRepository, DatabaseKind, LeasedDomain } from '../types';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
+import type { CertificateRow, CheckRow, CheckRunRecord, CheckRunsRepository, DatabaseKind, DomainRow, LeasedDomain, OutboxMessage } from '../types';
 
-interface LeasedRow {
-  id: string;
-  application_id: string;
-  check_count: number | string;
+/** Every column of a leased domain, as the lease statements return them. */
+const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count';
+
+type Raw = Record<string, unknown>;
+
+const nullableTimestamp = (value: unknown): Date | null => (value === null || value === undefined ? null : timestampFromDb(value));
+
+const CHECK_ORDER = ['ownership', 'routing', 'certificate', 'origin'];
+
+function toDomain(raw: Raw): DomainRow {
+  return {
+    id: String(raw.id),
+    applicationId: String(raw.application_id),
+    hostname: String(raw.hostname),
+    reference: String(raw.reference),
+    status: raw.status as DomainRow['status'],
+    challengeToken: String(raw.challenge_token),
+    metadata: JSON.parse(String(raw.metadata)) as DomainRow['metadata'],
+    createdAt: timestampFromDb(raw.created_at),
+    updatedAt: timestampFromDb(raw.updated_at),
+    deletedAt: nullableTimestamp(raw.deleted_at),
+    nextCheckAt: nullableTimestamp(raw.next_check_at),
+  };
 }
 
-const toLeased = (row: LeasedRow): LeasedDomain => ({ id: row.id, applicationId: row.application_id, checkCount: Number(row.check_count) });
+/** A check row as [type, status, error_code, message, observed_at, next_check_at] (PostgreSQL's json_build_array). */
+function checkFromJson(domainId: string, row: unknown[]): CheckRow {
+  const [type, status, errorCode, message, observedAt, nextCheckAt] = row;
+  return {
+    domainId, type: type as CheckRow['type'], status: status as CheckRow['status'], errorCode: (errorCode ?? null) as string | null,
+    message: (message ?? null) as string | null, observedAt: nullableTimestamp(observedAt), nextCheckAt: nullableTimestamp(nextCheckAt),
+  };
+}
+
+function certificateFromRaw(raw: Raw): CertificateRow | null {
+  if (raw.c_hostname === null || raw.c_hostname === undefined) return null;
+  return {
+    hostname: String(raw.c_hostname), domainId: String(raw.c_domain_id), issuer: raw.c_issuer as CertificateRow['issuer'], pemChain: String(raw.c_pem_chain),
+    keySealed: String(raw.c_key_sealed), notBefore: timestampFromDb(raw.c_not_before), notAfter: timestampFromDb(raw.c_not_after), createdAt: timestampFromDb(raw.c_created_at),
+  };
+}
+
+const byCheckOrder = (a: CheckRow, b: CheckRow) => CHECK_ORDER.indexOf(a.type) - CHECK_ORDER.indexOf(b.type);
+
+/**
+ * PostgreSQL: a lease, the leased domains' check rows (as JSON, one row per
+ * domain) and their hostnames' certificates in one statement.
+ */
+const leaseWithContext = (update: string) => `
+  WITH leased AS (${update} RETURNING ${DOMAIN_COLUMNS})
+  SELECT leased.*,
+    (SELECT json_agg(json_build_array(dc.type, dc.status, dc.error_code, dc.message, dc.observed_at, dc.next_check_at))
+       FROM domain_checks dc WHERE dc.domain_id = leased.id) AS checks,
+    c.hostname AS c_hostname, c.domain_id AS c_domain_id, c.issuer AS c_issuer, c.pem_chain AS c_pem_chain, c.key_sealed AS c_key_sealed,
+    c.not_before AS c_not_before, c.not_after AS c_not_after, c.created_at AS c_created_at
+  FROM leased LEFT JOIN certificates c ON c.hostname = leased.hostname`;
+
+/**
+ * What a recorded step sets on its domain (from `v`). A next_check_at set
+ * after the run began (a recheck meanwhile) is kept when it is sooner.
+ */
+const DOMAIN_UPDATE = `
+  status = v.status,
+  next_check_at = CASE WHEN domains.next_check_at > v.started_at THEN LEAST(domains.next_check_at, v.next_check_at) ELSE v.next_check_at END,
+  updated_at = v.updated_at,
+  check_count = domains.check_count + v.counted,
+  leased_by = CASE WHEN v.lease_until IS NULL THEN NULL ELSE domains.leased_by END,
+  leased_until = v.lease_until`;
+
+const CHECK_UPSERT = `ON CONFLICT (domain_id, type) DO UPDATE SET status = excluded.status, error_code = excluded.error_code, message = excluded.message,
+  observed_at = excluded.observed_at, next_check_at = excluded.next_check_at`;
+
+const CERTIFICATE_UPSERT = `ON CONFLICT (hostname) DO UPDATE SET domain_id = excluded.domain_id, issuer = excluded.issuer, pem_chain = excluded.pem_chain,
+  key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at`;
+
+/** PostgreSQL: CheckRunsRepository.record in one statement, the rows as arrays. */
+const RECORD_STATEMENT = `
+  WITH v AS (
+    SELECT * FROM unnest(CAST(:ids AS uuid[]), CAST(:started AS timestamptz[]), CAST(:statuses AS varchar[]), CAST(:nexts AS timestamptz[]),
+      CAST(:updated AS timestamptz[]), CAST(:counted AS integer[]), CAST(:leases AS timestamptz[]))
+      AS v(id, started_at, status, next_check_at, updated_at, counted, lease_until)
+  ),
+  changed AS (
+    UPDATE domains SET ${DOMAIN_UPDATE}
+    FROM v WHERE domains.id = v.id AND domains.leased_by = :leasedBy AND domains.deleted_at IS NULL
+      -- The id list lets the planner find the rows by primary key (the lease holder alone looks like one row).
+      AND domains.id = ANY(CAST(:ids AS uuid[]))
+    RETURNING domains.id
+  ),
+  checks AS (
+    INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at)
+    SELECT c.* FROM unnest(CAST(:checkDomains AS uuid[]), CAST(:checkTypes AS varchar[]), CAST(:checkStatuses AS varchar[]), CAST(:checkCodes AS text[]),
+      CAST(:checkMessages AS text[]), CAST(:checkObserved AS timestamptz[]), CAST(:checkNexts AS timestamptz[]))
+      AS c(domain_id, type, status, error_code, message, observed_at, next_check_at)
+    WHERE c.domain_id IN (SELECT id FROM changed)
+    ${CHECK_UPSERT}
+  ),
+  certificates AS (
+    INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at)
+    SELECT t.* FROM unnest(CAST(:certHostnames AS varchar[]), CAST(:certDomains AS uuid[]), CAST(:certIssuers AS varchar[]), CAST(:certChains AS text[]),
+      CAST(:certKeys AS text[]), CAST(:certNotBefore AS timestamptz[]), CAST(:certNotAfter AS timestamptz[]), CAST(:certCreated AS timestamptz[]))
+      AS t(hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at)
+    WHERE t.domain_id IN (SELECT id FROM changed)
+    ${CERTIFICATE_UPSERT}
+  ),
+  messages AS (
+    INSERT INTO outbox (id, routing_key, payload, created_at, attempts)
+    SELECT m.id, m.routing_key, m.payload, CAST(:messagesAt AS timestamptz), 0
+    FROM unnest(CAST(:messageIds AS uuid[]), CAST(:messageDomains AS uuid[]), CAST(:messageKeys AS text[]), CAST(:messagePayloads AS text[]))
+      WITH ORDINALITY AS m(id, domain_id, routing_key, payload, n)
+    WHERE m.domain_id IN (SELECT id FROM changed)
+    ORDER BY m.n
+  )
+  SELECT id FROM changed`;
 
 /** A lease is free when nobody holds it or its holder let it expire (a crashed checker). */
 const LEASE_FREE = '(leased_until IS NULL OR leased_until < :now)';
 
-export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
-  private readonly checks: Repository<CheckRow>;
+/** Rows written per statement at most (parameters stay far below both databases' limits). */
+const ROWS_PER_STATEMENT = 100;
 
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
   constructor(
     private readonly manager: EntityManager,
     private readonly kind: DatabaseKind,
-  ) {
-    this.checks = manager.getRepository<CheckRow>(ENTITY.domainCheck);
-  }
+  ) {}
 
   claimDue(now: Date, limit: number, leasedBy: string, leaseUntil: Date): Promise<LeasedDomain[]> {
     // Replicas skip each other's locked rows instead of waiting (PostgreSQL); the
     // lease condition is re-evaluated on the locked row version, so a lease that
     // another replica committed meanwhile is respected.
     const lock = this.kind === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-    return this.updateReturning(
+    return this.lease(
       `UPDATE domains SET leased_by = :leasedBy, leased_until = :leaseUntil
        WHERE id IN (SELECT id FROM domains WHERE deleted_at IS NULL AND next_check_at <= :now AND ${LEASE_FREE}
                     ORDER BY next_check_at LIMIT :limit${lock})`,
@@ -38,43 +150,180 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
   }
 
   async claim(domainId: string, now: Date, leasedBy: string, leaseUntil: Date): Promise<LeasedDomain | null> {
-    const [leased] = await this.updateReturning(
+    const [leased] = await this.lease(
       `UPDATE domains SET leased_by = :leasedBy, leased_until = :leaseUntil WHERE id = :domainId AND deleted_at IS NULL AND ${LEASE_FREE}`,
       { domainId, now, leasedBy, leaseUntil },
     );
     return leased ?? null;
   }
 
-  async finish(domainId: string, leasedBy: string): Promise<boolean> {
-    const done = await this.updateReturning(
-      `UPDATE domains SET leased_by = NULL, leased_until = NULL, check_count = check_count + 1 WHERE id = :domainId AND leased_by = :leasedBy`,
-      { domainId, leasedBy },
-    );
-    return done.length > 0;
-  }
-
-  async lockDomain(domainId: string): Promise<void> {
-    if (this.kind === 'postgres') await queryRows(this.manager, 'SELECT id FROM domains WHERE id = :domainId FOR UPDATE', { domainId });
-  }
-
   async extend(domainIds: string[], leasedBy: string, leaseUntil: Date): Promise<string[]> {
-    if (domainIds.length === 0) return [];
-    const held = await this.updateReturning(
-      `UPDATE domains SET leased_until = :leaseUntil WHERE id IN (:...domainIds) AND leased_by = :leasedBy`,
-      { domainIds, leasedBy, leaseUntil },
+    const held: string[] = [];
+    for (const ids of chunks(domainIds, ROWS_PER_STATEMENT * 10)) {
+      const rows = await updateReturning<{ id: string }>(
+        this.manager, this.kind,
+        'UPDATE domains SET leased_until = :leaseUntil WHERE id IN (:...ids) AND leased_by = :leasedBy',
+        'id', { ids, leasedBy, leaseUntil },
+      );
+      held.push(...rows.map((row) => row.id));
+    }
+    return held;
+  }
+
+  async release(domainIds: string[], leasedBy: string): Promise<void> {
+    for (const ids of chunks(domainIds, ROWS_PER_STATEMENT * 10)) {
+      await updateReturning(this.manager, this.kind, 'UPDATE domains SET leased_by = NULL, leased_until = NULL WHERE id IN (:...ids) AND leased_by = :leasedBy', 'id', { ids, leasedBy });
+    }
+  }
+
+  record(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
+    if (records.length === 0) return Promise.resolve([]);
+    return this.kind === 'postgres' ? this.recordInOneStatement(records, leasedBy) : this.recordStepByStep(records, leasedBy);
+  }
+
+  /** The leased domains with their context, oldest due first (an UPDATE returns its rows in no set order). */
+  private async lease(update: string, params: Record<string, unknown>): Promise<LeasedDomain[]> {
+    const leased = this.kind === 'postgres'
+      ? (await queryRows<Raw>(this.manager, leaseWithContext(update), params)).map((raw): LeasedDomain => {
+          const domain = toDomain(raw);
+          const checks = ((raw.checks ?? []) as unknown[][]).map((row) => checkFromJson(domain.id, row)).sort(byCheckOrder);
+          return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromRaw(raw) };
+        })
+      : await this.withContext(await updateReturning<Raw>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
+    const due = (l: LeasedDomain) => l.domain.nextCheckAt?.getTime() ?? 0;
+    return leased.sort((a, b) => due(a) - due(b));
+  }
+
+  /** SQLite: the check rows and certificates of the leased domains, read after the lease. */
+  private async withContext(rows: Raw[]): Promise<LeasedDomain[]> {
+    if (rows.length === 0) return [];
+    const domains = rows.map(toDomain);
+    const ids = domains.map((d) => d.id);
+    const checks = await queryRows<Raw>(
+      this.manager, 'SELECT domain_id, type, status, error_code, message, observed_at, next_check_at FROM domain_checks WHERE domain_id IN (:...ids)', { ids },
     );
-    return held.map((row) => row.id);
+    const certificates = await queryRows<Raw>(
+      this.manager,
+      `SELECT hostname AS c_hostname, domain_id AS c_domain_id, issuer AS c_issuer, pem_chain AS c_pem_chain, key_sealed AS c_key_sealed,
+         not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at FROM certificates WHERE hostname IN (:...hostnames)`,
+      { hostnames: domains.map((d) => d.hostname) },
+    );
+    return domains.map((domain, i) => ({
+      domain,
+      checkCount: numberFromDb((rows[i] as Raw).check_count),
+      checks: checks.filter((c) => c.domain_id === domain.id)
+        .map((c) => checkFromJson(domain.id, [c.type, c.status, c.error_code, c.message, c.observed_at, c.next_check_at])).sort(byCheckOrder),
+      certificate: certificateFromRaw(certificates.find((c) => c.c_hostname === domain.hostname) ?? {}),
+    }));
   }
 
-  async release(domainId: string, leasedBy: string): Promise<void> {
-    await this.updateReturning(`UPDATE domains SET leased_by = NULL, leased_until = NULL WHERE id = :domainId AND leased_by = :leasedBy`, { domainId, leasedBy });
+  /**
+   * PostgreSQL: a whole batch as one statement, the rows as arrays. The check
+   * rows, certificates and messages are written for the domains the UPDATE
+   * changed, and only for them.
+   */
+  private async recordInOneStatement(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
+    // The steps of a batch share a handful of Date objects (their `now`): each is formatted once.
+    const formatted = new Map<Date, string>();
+    const iso = (date: Date | null) => {
+      if (date === null) return null;
+      let text = formatted.get(date);
+      if (text === undefined) formatted.set(date, (text = date.toISOString()));
+      return text;
+    };
+    const checks = records.flatMap((record) => record.checks);
+    const certificates = records.flatMap((record) => (record.certificate ? [record.certificate] : []));
+    const messages = records.flatMap((record) => record.messages.map((message) => ({ domainId: record.domainId, ...message })));
+    // Planned at every execution: the generic plan of a prepared statement is ten times slower here.
+    const rows = await queryRows<{ id: string }>(this.manager, RECORD_STATEMENT, {
+      leasedBy,
+      ids: records.map((r) => r.domainId), started: records.map((r) => iso(r.startedAt)), statuses: records.map((r) => r.status),
+      nexts: records.map((r) => iso(r.nextCheckAt)), updated: records.map((r) => iso(r.updatedAt)), counted: records.map((r) => (r.counted ? 1 : 0)),
+      leases: records.map((r) => iso(r.leaseUntil)),
+      checkDomains: checks.map((c) => c.domainId), checkTypes: checks.map((c) => c.type), checkStatuses: checks.map((c) => c.status),
+      checkCodes: checks.map((c) => c.errorCode), checkMessages: checks.map((c) => c.message), checkObserved: checks.map((c) => iso(c.observedAt)),
+      checkNexts: checks.map((c) => iso(c.nextCheckAt)),
+      certHostnames: certificates.map((c) => c.hostname), certDomains: certificates.map((c) => c.domainId), certIssuers: certificates.map((c) => c.issuer),
+      certChains: certificates.map((c) => c.pemChain), certKeys: certificates.map((c) => c.keySealed), certNotBefore: certificates.map((c) => iso(c.notBefore)),
+      certNotAfter: certificates.map((c) => iso(c.notAfter)), certCreated: certificates.map((c) => iso(c.createdAt)),
+      messageIds: messages.map(() => randomUUID()), messageDomains: messages.map((m) => m.domainId), messageKeys: messages.map((m) => m.routingKey),
+      messagePayloads: messages.map((m) => JSON.stringify(m.payload)), messagesAt: new Date().toISOString(),
+    });
+    return rows.map((row) => row.id);
   }
 
-  async saveChecks(rows: CheckRow[]): Promise<void> {
-    if (rows.length > 0) await this.checks.upsert(rows, ['domainId', 'type']);
+  /** SQLite runs one unit of work at a time: the same writes, statement by statement, in the caller's transaction. */
+  private async recordStepByStep(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
+    const written = new Set<string>();
+    for (const part of chunks(records, ROWS_PER_STATEMENT)) {
+      for (const id of await this.updateDomains(part, leasedBy)) written.add(id);
+    }
+    const kept = records.filter((record) => written.has(record.domainId));
+    const checks = kept.flatMap((record) => record.checks);
+    for (const part of chunks(checks, ROWS_PER_STATEMENT)) await this.upsertChecks(part);
+    const certificates = kept.flatMap((record) => (record.certificate ? [record.certificate] : []));
+    for (const part of chunks(certificates, ROWS_PER_STATEMENT)) await this.upsertCertificates(part);
+    const messages = kept.flatMap((record) => record.messages);
+    for (const part of chunks(messages, ROWS_PER_STATEMENT)) await this.insertMessages(part);
+    return [...written];
   }
 
-  private async updateReturning(update: string, params: Record<string, unknown>): Promise<LeasedDomain[]> {
-    return (await updateReturning<LeasedRow>(this.manager, this.kind, update, 'id, application_id, check_count', params)).map(toLeased);
+  /** One UPDATE … FROM (VALUES …) for the domains still leased here and live (SQLite). */
+  private async updateDomains(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
+    const params: Record<string, unknown> = { leasedBy };
+    const rows = records.map((record, i) => {
+      Object.assign(params, {
+        [`id${i}`]: record.domainId, [`started${i}`]: record.startedAt, [`status${i}`]: record.status, [`next${i}`]: record.nextCheckAt,
+        [`updated${i}`]: record.updatedAt, [`counted${i}`]: record.counted ? 1 : 0, [`lease${i}`]: record.leaseUntil,
+      });
+      return `(:id${i}, :started${i}, :status${i}, :next${i}, :updated${i}, :counted${i}, :lease${i})`;
+    });
+    // SQLite's RETURNING sees only the updated table: hence the unqualified id.
+    const sql = `WITH v (id, started_at, status, next_check_at, updated_at, counted, lease_until) AS (VALUES ${rows.join(', ')})
+      UPDATE domains SET ${DOMAIN_UPDATE.replace('LEAST', 'MIN')}
+      FROM v WHERE domains.id = v.id AND domains.leased_by = :leasedBy AND domains.deleted_at IS NULL RETURNING id`;
+    return (await queryRows<{ id: string }>(this.manager, sql, params)).map((row) => row.id);
+  }
+
+  private async upsertChecks(rows: CheckRow[]): Promise<void> {
+    const params: Record<string, unknown> = {};
+    const values = rows.map((row, i) => {
+      Object.assign(params, {
+        [`d${i}`]: row.domainId, [`t${i}`]: row.type, [`s${i}`]: row.status, [`e${i}`]: row.errorCode, [`m${i}`]: row.message,
+        [`o${i}`]: row.observedAt, [`n${i}`]: row.nextCheckAt,
+      });
+      return `(:d${i}, :t${i}, :s${i}, :e${i}, :m${i}, :o${i}, :n${i})`;
+    });
+    await queryRows(
+      this.manager,
+      `INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at) VALUES ${values.join(', ')} ${CHECK_UPSERT}`,
+      params,
+    );
+  }
+
+  private async upsertCertificates(rows: NonNullable<CheckRunRecord['certificate']>[]): Promise<void> {
+    const params: Record<string, unknown> = {};
+    const values = rows.map((row, i) => {
+      Object.assign(params, {
+        [`h${i}`]: row.hostname, [`d${i}`]: row.domainId, [`i${i}`]: row.issuer, [`p${i}`]: row.pemChain, [`k${i}`]: row.keySealed,
+        [`b${i}`]: row.notBefore, [`a${i}`]: row.notAfter, [`c${i}`]: row.createdAt,
+      });
+      return `(:h${i}, :d${i}, :i${i}, :p${i}, :k${i}, :b${i}, :a${i}, :c${i})`;
+    });
+    await queryRows(
+      this.manager,
+      `INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at) VALUES ${values.join(', ')} ${CERTIFICATE_UPSERT}`,
+      params,
+    );
+  }
+
+  /** In the order given: the outbox's seq keeps it. */
+  private async insertMessages(messages: OutboxMessage[]): Promise<void> {
+    const params: Record<string, unknown> = { at: new Date() };
+    const values = messages.map((message, i) => {
+      Object.assign(params, { [`i${i}`]: randomUUID(), [`k${i}`]: message.routingKey, [`p${i}`]: JSON.stringify(message.payload) });
+      return `(:i${i}, :k${i}, :p${i}, :at, 0)`;
+    });
+    await queryRows(this.manager, `INSERT INTO outbox (id, routing_key, payload, created_at, attempts) VALUES ${values.join(', ')}`, params);
   }
 }

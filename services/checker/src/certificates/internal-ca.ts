@@ -65,6 +65,10 @@ export class InternalCa implements CertificateIssuer {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  async prepare(): Promise<void> {
+    await this.load();
+  }
+
   /** The CA certificate (PEM), created on first use. */
   async certificatePem(): Promise<string> {
     return (await this.load()).certificate.toString('pem');

@@ -24,6 +24,8 @@ export class IssuanceError extends Error {
 
 export interface CertificateIssuer {
   readonly kind: CertificateIssuerKind;
+  /** Loads (or creates) what issuing needs, at start-up: a broken setup fails the start, not the first order. */
+  prepare?(): Promise<void>;
   issue(hostname: string): Promise<IssuedCertificate>;
   /** The CA's suggested renewal window for a certificate it issued (ACME Renewal Information), when it offers one. */
   renewalWindow?(pemChain: string): Promise<RenewalWindow | null>;

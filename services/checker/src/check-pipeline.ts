@@ -1,0 +1,293 @@
+// The checker's work on the domains it has leased, in two lanes:
+//   checks:       DNS (ownership, routing) and the origin probe, `concurrency`
+//                 domains at a time; the certificate is judged, not issued;
+//   certificates: issuing for the domains whose first step asked for it, a few
+//                 at a time when no check runs or waits; one at a time and
+//                 spaced out while checks run, so neither lane starves.
+// Every step is written with the check rows, the status transition and the
+// outbox rows in one transaction, many domains per transaction (group
+// commit). A domain stays leased until its last step is written.
+import { CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, type CheckOutcome } from '@cds/core';
+import type { CertificateRow, CheckRunRecord, DataStore, LeasedDomain } from '@cds/data';
+import type { MessagingLogger } from '@cds/messaging';
+import type { ExpiryTracker } from '@cds/metrics';
+import { planCertificate } from './certificate-plan';
+import { IssuanceError, type CertificateIssuer } from './certificates/issuer';
+import { renewalDue } from './certificates/renewal';
+import { countAcmeOrder, countChecks, timedCheck } from './checker-metrics';
+import type { DnsLookups } from './dns-lookups';
+import { loadOriginContext, observeOrigin, type OriginContext, type OriginProbeSettings } from './observe-origin';
+import { recordStep, type Schedule, type Step } from './run-step';
+
+export interface PipelineOptions {
+  store: DataStore;
+  dns: DnsLookups;
+  issuer: CertificateIssuer;
+  origin: OriginProbeSettings;
+  edgeTarget: string;
+  encryptionKey: Buffer;
+  schedule: Schedule;
+  now: () => Date;
+  logger: MessagingLogger;
+  /** Names this checker in the lease column. */
+  checkerId: string;
+  /** How long a lease holds without renewal. */
+  leaseMs: number;
+  /** Domains checked at once. */
+  concurrency: number;
+  /** Certificates issued at once. */
+  certificateConcurrency: number;
+  /** Called after a step with outbox rows committed (wakes the outbox relay). */
+  afterCommit?: () => void;
+  /** Where the notAfter of each checked domain's certificate goes (the expiry gauge). */
+  seenCertificates?: ExpiryTracker;
+}
+
+/** Domains leased ahead of the checks running, in multiples of `concurrency`. */
+const LEASE_AHEAD = 16;
+/** While checks run, certificates start one at a time and at least this far apart. */
+const ISSUE_SPACING_MS = 100;
+/** Steps written per transaction at most. */
+const MAX_RECORD_BATCH = 200;
+/** First steps waiting to be written before no more domains are leased. */
+const MAX_UNRECORDED = 2000;
+/** Certificates waiting to be issued in one process before no more domains are leased. */
+const MAX_CERTIFICATES_WAITING = 10_000;
+
+interface Admitted {
+  leased: LeasedDomain;
+  origin: Promise<OriginContext | null>;
+  /** Settles when the first step is written (or dropped). */
+  recorded: () => void;
+}
+
+interface ToIssue {
+  step: Step;
+  checkCount: number;
+  startedAt: Date;
+  existing: CertificateRow | null;
+}
+
+type Outcomes = { [T in (typeof CHECK_TYPES)[number]]: CheckOutcome<T> };
+
+export class CheckPipeline {
+  /** Every domain whose lease this checker holds, for the heartbeat. */
+  readonly held = new Set<string>();
+  private readonly waiting: Admitted[] = [];
+  private readonly toIssue: ToIssue[] = [];
+  private readonly running = new Set<Promise<void>>();
+  /** First steps handed to the recorder and not yet written. */
+  private recording = 0;
+  private dueBehind = false;
+  private lastIssueAt = Number.NEGATIVE_INFINITY;
+  private issueTimer: NodeJS.Timeout | null = null;
+  private checking = 0;
+  private issuing = 0;
+  private stopped = false;
+  private readonly recorder: GroupCommit<CheckRunRecord, boolean>;
+
+  constructor(private readonly opts: PipelineOptions, private readonly onCapacity: () => void) {
+    this.recorder = new GroupCommit(async (records) => {
+      const written = new Set(await opts.store.transaction((r) => r.checkRuns.record(records, opts.checkerId)));
+      if (records.some((record) => written.has(record.domainId) && record.messages.length > 0)) opts.afterCommit?.();
+      return records.map((record) => written.has(record.domainId));
+    }, MAX_RECORD_BATCH);
+  }
+
+  /**
+   * How many more leased domains to take now: enough for two rounds of checks
+   * ahead, none while too many steps wait to be written or certificates to be
+   * issued.
+   */
+  capacity(): number {
+    if (this.recording >= MAX_UNRECORDED || this.toIssue.length >= MAX_CERTIFICATES_WAITING) return 0;
+    return LEASE_AHEAD * this.opts.concurrency - (this.waiting.length + this.checking);
+  }
+
+  /** The scheduler's word on whether more domains are due than it could lease: certificates wait for them. */
+  moreDue(more: boolean): void {
+    this.dueBehind = more;
+    if (!more) this.pump();
+  }
+
+  /**
+   * Takes leased domains (their origins are read per application and batch);
+   * resolves when the first step of each is written or dropped.
+   */
+  async admit(leased: LeasedDomain[]): Promise<void> {
+    if (leased.length === 0) return;
+    if (this.stopped) return this.giveBack(leased.map((l) => l.domain.id), null);
+    // One read of the origin per application and batch.
+    const origins = new Map<string, Promise<OriginContext | null>>();
+    const originOf = (applicationId: string) => {
+      let found = origins.get(applicationId);
+      if (!found) {
+        found = loadOriginContext(this.opts.store, applicationId);
+        found.catch(() => undefined); // awaited by each check; an unhandled copy must not crash the process
+        origins.set(applicationId, found);
+      }
+      return found;
+    };
+    const done = leased.map((l) => new Promise<void>((resolve) => {
+      this.held.add(l.domain.id);
+      this.waiting.push({ leased: l, origin: originOf(l.domain.applicationId), recorded: resolve });
+    }));
+    this.pump();
+    await Promise.all(done);
+  }
+
+  /** Stops taking work: domains not started are given back at once; steps under way finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.issueTimer) clearTimeout(this.issueTimer);
+    const unstarted = [...this.waiting.splice(0).map((item) => { item.recorded(); return item.leased.domain.id; }), ...this.toIssue.splice(0).map((item) => item.step.domain.id)];
+    if (unstarted.length > 0) await this.giveBack(unstarted, null);
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.checking < this.opts.concurrency && this.waiting.length > 0) {
+      const item = this.waiting.shift() as Admitted;
+      this.checking += 1;
+      this.track(this.check(item).finally(() => {
+        this.checking -= 1;
+      }));
+    }
+    while (!this.stopped && this.issuing < this.opts.certificateConcurrency && this.toIssue.length > 0) {
+      // Checks go first: while they run, certificates go one at a time, spaced out.
+      const checksBusy = this.dueBehind || this.waiting.length > 0 || this.checking > 0;
+      if (checksBusy && (this.issuing > 0 || performance.now() - this.lastIssueAt < ISSUE_SPACING_MS)) {
+        this.wakeForIssue();
+        break;
+      }
+      const oldest = this.toIssue.shift() as ToIssue;
+      this.lastIssueAt = performance.now();
+      this.issuing += 1;
+      this.track(this.issue(oldest).finally(() => {
+        this.issuing -= 1;
+      }));
+    }
+  }
+
+  /** Looks again when the spacing between certificates has passed (nothing else may wake the lanes meanwhile). */
+  private wakeForIssue(): void {
+    if (this.issueTimer || this.issuing > 0) return;
+    this.issueTimer = setTimeout(() => {
+      this.issueTimer = null;
+      this.pump();
+    }, ISSUE_SPACING_MS);
+  }
+
+  private track(work: Promise<void>): void {
+    this.running.add(work);
+    void work.finally(() => {
+      this.running.delete(work);
+      this.pump();
+      if (!this.stopped) this.onCapacity();
+    });
+  }
+
+  /** The first step: DNS, origin, the certificate judged. */
+  private async check(item: Admitted): Promise<void> {
+    const { opts } = this;
+    const { domain, checkCount } = item.leased;
+    try {
+      const startedAt = opts.now();
+      const [txt, cnames, originSeen] = await Promise.all([
+        timedCheck('ownership', () => opts.dns.txt(challengeRecordName(domain.hostname))),
+        timedCheck('routing', () => opts.dns.cnameChain(domain.hostname)),
+        timedCheck('origin', async () => observeOrigin(await item.origin, domain, opts.origin, startedAt)),
+      ]);
+      const ownership = evaluateOwnership(domain.hostname, domain.challengeToken, txt);
+      const routing = evaluateRouting(domain.hostname, opts.edgeTarget, cnames);
+      // A certificate issued for a hostname's earlier domain is not this one's.
+      const existing = item.leased.certificate?.domainId === domain.id ? item.leased.certificate : null;
+      const plan = await timedCheck('certificate', async () => {
+        const window = existing && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain).catch(() => null) : null;
+        return planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing.notAfter, startedAt, window), startedAt);
+      });
+      const observed: Outcomes = { ownership, routing, certificate: plan.outcome, origin: evaluateOrigin(originSeen) };
+      countChecks(plan.issue ? { ownership, routing, origin: observed.origin } : observed);
+      this.seeCertificate(domain.id, plan.notAfter);
+
+      const now = opts.now();
+      const step = recordStep({
+        domain, checkCount, before: item.leased.checks, observed, startedAt, now, counted: true,
+        continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
+      });
+      // Written in the background: the slot goes to the next domain at once.
+      this.recording += 1;
+      this.track(this.recorder.add(step.record).then(
+        (written) => {
+          if (!written) {
+            // Deleted meanwhile, or the lease was lost: nothing of this run is kept.
+            this.seeCertificate(domain.id, null);
+            this.held.delete(domain.id);
+          } else if (plan.issue) {
+            this.toIssue.push({ step, checkCount, startedAt, existing });
+          } else {
+            this.held.delete(domain.id);
+          }
+        },
+        (err: unknown) => this.giveBack([domain.id], err),
+      ).finally(() => {
+        this.recording -= 1;
+        item.recorded();
+      }));
+    } catch (err) {
+      await this.giveBack([domain.id], err);
+      item.recorded();
+    }
+  }
+
+  /** The second step: the certificate issued (or refused), the status from all four checks. */
+  private async issue(item: ToIssue): Promise<void> {
+    const { opts } = this;
+    const { domain } = item.step;
+    try {
+      const acme = opts.issuer.kind === 'acme';
+      let outcome: CheckOutcome<'certificate'>;
+      let issued: CertificateRow | null = null;
+      try {
+        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname));
+        if (acme) countAcmeOrder(null);
+        issued = {
+          hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,
+          keySealed: encryptSecret(certificate.keyPem, opts.encryptionKey), notBefore: certificate.notBefore, notAfter: certificate.notAfter, createdAt: opts.now(),
+        };
+        outcome = { status: 'passing', errorCode: null, message: null };
+      } catch (err) {
+        const code = err instanceof IssuanceError ? err.code : 'certificate_issuance_failed';
+        if (acme) countAcmeOrder(code);
+        const message = err instanceof Error ? err.message : String(err);
+        opts.logger.warn('certificate issuance failed', { domain_id: domain.id, hostname: domain.hostname, code, error: message });
+        // A renewal that fails leaves a still valid certificate passing.
+        const stillValid = item.existing ? evaluateCertificate(item.existing, opts.now()) : null;
+        outcome = stillValid?.status === 'passing' ? stillValid : { status: 'failing', errorCode: code, message };
+      }
+      countChecks({ certificate: outcome });
+      this.seeCertificate(domain.id, issued?.notAfter ?? item.existing?.notAfter ?? null);
+      const step = recordStep({
+        domain, checkCount: item.checkCount, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt, now: opts.now(),
+        counted: false, continuesUntil: null, issued, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
+      });
+      await this.recorder.add(step.record);
+      this.held.delete(domain.id);
+    } catch (err) {
+      await this.giveBack([domain.id], err);
+    }
+  }
+
+  private seeCertificate(domainId: string, notAfter: Date | null): void {
+    if (notAfter) this.opts.seenCertificates?.see(domainId, notAfter, this.opts.now());
+    else this.opts.seenCertificates?.forget(domainId);
+  }
+
+  /** Ends leases of domains this checker will not finish (another checker, or this one later, takes them). */
+  private async giveBack(ids: string[], err: unknown): Promise<void> {
+    if (err) this.opts.logger.error('check run failed', { domain_ids: ids.slice(0, 10), count: ids.length, error: err instanceof Error ? err.message : String(err) });
+    await this.opts.store.run((r) => r.checkRuns.release(ids, this.opts.checkerId)).catch(() => undefined);
+    for (const id of ids) this.held.delete(id);
+  }
+}
+
