@@ -1,12 +1,15 @@
 // The edge's contract for a database outage: ready domains keep answering 200
-// for at least 5 minutes. A real edge process (split mode) reaches PostgreSQL
-// through a loopback TCP relay; cutting the relay is "the database stopped" as
-// the edge sees it (every connection reset, every new one refused), while the
-// machine's PostgreSQL, which other suites use at the same time, keeps running.
-// The outage outlasts every cache's hard TTL many times over (routes 4 s,
-// certificates 60 s, signing keys 1.5 s), so each reload fails and the edge
-// must serve the stale value; fresh TLS connections keep the certificate cache
-// in use. Runs beside the serial suites: it mostly waits.
+// for at least 5 minutes. A real edge process (split mode) uses a PostgreSQL
+// cluster of this test's own (initdb in a temporary directory, its own port and
+// socket directory), which the test really stops with `pg_ctl stop -m
+// immediate` during traffic; the machine's PostgreSQL, which other suites use at
+// the same time, is never touched. The outage outlasts every cache's hard TTL
+// many times over (routes 4 s, certificates 60 s, signing keys 1.5 s), so each
+// reload fails and the edge must serve the stale value; fresh TLS connections
+// keep the certificate cache in use. The cluster then comes back reachable only
+// over its socket, where the test checks that nothing counted during the outage
+// was written, and then over TCP, where the edge writes its counts. Runs beside
+// the serial suites: it mostly waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,12 +20,11 @@ import { jwtVerify } from 'jose';
 import { InternalCa } from '@cds/checker';
 import { encryptSecret, generateAssertionKey } from '@cds/core';
 import { createDataStore, type DataStore } from '@cds/data';
-import { freePort } from '../integration/checker/checker-dns';
 import { aDomain, anApplication, checksFor } from '../integration/data/data-fixtures';
 import { startRecordingOrigin, type RecordingOrigin } from '../integration/edge/edge-fixture';
 import { createVhost, deleteVhost, type TestVhost } from '../integration/messaging/rabbit';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startTcpRelay, type TcpRelay } from './tcp-relay';
+import { freePort } from '../support/free-port';
+import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 const MAIN = join(__dirname, '../../services/edge-proxy/dist/main.js');
 /** The contract's 5 minutes unless EDGE_OUTAGE_SECONDS says otherwise (shorter only while developing). */
@@ -60,10 +62,10 @@ interface Ports {
   metrics: number;
 }
 
-let db: TestDatabase;
-let store: DataStore;
+let pg: PrivatePostgres | undefined;
+/** The test's own connection; closed while the database is stopped, then opened again. */
+let store: DataStore | undefined;
 let vhost: TestVhost | undefined;
-let relay: TcpRelay | undefined;
 let origin: RecordingOrigin | undefined;
 let edge: ChildProcess | undefined;
 let output = '';
@@ -85,14 +87,14 @@ async function seedSite(label: string, withOwnKey: boolean, ca: InternalCa, orig
   const domain = aDomain(app.id, { status: 'ready', reference: `soak-${label}` });
   const now = new Date();
   const own = withOwnKey ? generateAssertionKey() : null;
-  await store.transaction(async (r) => {
+  await (store as DataStore).transaction(async (r) => {
     await r.applications.insert(app);
     await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: originUrl, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
     await r.domains.insert(domain, checksFor(domain.id));
     if (own) await r.assertionKeys.insert({ kid: own.kid, applicationId: app.id, secretSealed: encryptSecret(own.secret, DATA_KEY), createdAt: now, revokedAt: null });
   });
   const issued = await ca.issue(domain.hostname);
-  await store.run((r) => r.certificates.save({
+  await (store as DataStore).run((r) => r.certificates.save({
     hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
     keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: now,
   }));
@@ -107,9 +109,18 @@ async function ops(path: string): Promise<{ status: number; body: string }> {
   return { status: res.status, body: await res.text() };
 }
 
+interface ControlPlane {
+  reachable: boolean;
+  lastError: string | null;
+  failures: number;
+}
+
+async function controlPlane(): Promise<ControlPlane> {
+  return (JSON.parse((await ops('/readyz')).body) as { control_plane: ControlPlane }).control_plane;
+}
+
 async function controlPlaneReachable(): Promise<boolean> {
-  const ready = await ops('/readyz');
-  return (JSON.parse(ready.body) as { control_plane: { reachable: boolean } }).control_plane.reachable;
+  return (await controlPlane()).reachable;
 }
 
 async function startEdgeProcess(databaseUrl: string, amqpUrl: string): Promise<void> {
@@ -190,7 +201,7 @@ async function probe(site: Site, path: string, newConnection: boolean): Promise<
 
 /** Requests forwarded for the application as traffic_daily has them. */
 async function trafficRequests(applicationId: string): Promise<number> {
-  const days = await store.run((r) => r.traffic.range(applicationId, '2000-01-01', '2100-12-31'));
+  const days = await (store as DataStore).run((r) => r.traffic.range(applicationId, '2000-01-01', '2100-12-31'));
   return days.reduce((sum, day) => sum + day.requests, 0);
 }
 
@@ -211,9 +222,8 @@ async function stopEdge(signal: NodeJS.Signals): Promise<{ code: number | null; 
 beforeAll(async () => {
   if (!Number.isFinite(OUTAGE_SECONDS) || OUTAGE_SECONDS <= 0) throw new Error(`EDGE_OUTAGE_SECONDS must be a positive number (got ${process.env.EDGE_OUTAGE_SECONDS})`);
   await waitForBuild();
-  // Always PostgreSQL: the relay stands in front of its TCP port.
-  db = await createTestDatabase('postgres');
-  store = await createDataStore({ url: db.url });
+  pg = await startPrivatePostgres();
+  store = await createDataStore({ url: pg.url });
   await store.migrate();
   origin = await startRecordingOrigin();
   const ca = new InternalCa(store, DATA_KEY);
@@ -221,23 +231,20 @@ beforeAll(async () => {
   sites.push(await seedSite('a', true, ca, origin.url), await seedSite('b', false, ca, origin.url));
 
   vhost = await createVhost();
-  relay = await startTcpRelay({ host: '127.0.0.1', port: 5432 });
-  const viaRelay = new URL(db.url);
-  viaRelay.port = String(relay.port);
-  await startEdgeProcess(viaRelay.toString(), vhost.url);
-}, BUILD_WAIT_MS + START_TIMEOUT_MS + 60_000);
+  await startEdgeProcess(pg.url, vhost.url);
+}, BUILD_WAIT_MS + START_TIMEOUT_MS + 120_000);
 
+// Also after a failure: the edge, the connection, the cluster (stopped and its directory removed).
 afterAll(async () => {
   if (edge) await stopEdge('SIGKILL');
   for (const site of sites) site.agent.destroy();
-  await relay?.close();
   await origin?.close();
   await store?.close();
-  await db?.drop();
+  await pg?.remove();
   if (vhost) await deleteVhost(vhost);
 }, 60_000);
 
-test(`ready domains keep answering 200 with the database cut for ${OUTAGE_SECONDS} s; traffic is flushed once it is back`, async () => {
+test(`ready domains keep answering 200 with the database stopped for ${OUTAGE_SECONDS} s; traffic is flushed once it is back`, async () => {
   // Warm the caches: route, certificate (new connections) and signing key per domain.
   for (let i = 0; i < 4; i++) {
     for (const site of sites) {
@@ -248,15 +255,18 @@ test(`ready domains keep answering 200 with the database cut for ${OUTAGE_SECOND
   expect(await controlPlaneReachable()).toBe(true);
 
   const forwardedBeforeCut = sites.map(forwarded);
-  const refusedBefore = (relay as TcpRelay).refused;
-  (relay as TcpRelay).cut();
+  const cluster = pg as PrivatePostgres;
+  // The test's own pool would only see its connections die: it is closed over the outage.
+  await store?.close();
+  store = undefined;
+  await cluster.stop('immediate');
   const cutAt = performance.now();
   const sinceCut = () => ((performance.now() - cutAt) / 1000).toFixed(1);
   const failures: string[] = [];
   let sent = 0;
   let ok = 0;
   let newConnections = 0;
-  let midway: { readyz: { status: number; body: string }; reachableMetric: string | undefined } | null = null;
+  let midway: { readyz: { status: number; body: string }; reachableMetric: string | undefined; controlPlane: ControlPlane } | null = null;
 
   for (let round = 0; round * INTERVAL_MS < OUTAGE_MS; round++) {
     const wait = cutAt + round * INTERVAL_MS - performance.now();
@@ -268,21 +278,34 @@ test(`ready domains keep answering 200 with the database cut for ${OUTAGE_SECOND
       sent += 1;
       if (result.newConnection) newConnections += 1;
       if (result.ok) ok += 1;
-      else failures.push(`${sites[i]?.hostname} round ${round} (${newConnection ? 'new' : 'keep-alive'} connection), sent ${at} s after the cut: ${result.problem}`);
+      else failures.push(`${sites[i]?.hostname} round ${round} (${newConnection ? 'new' : 'keep-alive'} connection), sent ${at} s after the stop: ${result.problem}`);
     });
     if (midway === null && (round + 1) * INTERVAL_MS >= OUTAGE_MS / 2) {
       const metrics = await ops('/metrics');
-      midway = { readyz: await ops('/readyz'), reachableMetric: metrics.body.split('\n').find((line) => line.startsWith('cds_edge_control_plane_reachable')) };
+      const readyz = await ops('/readyz');
+      midway = {
+        readyz,
+        reachableMetric: metrics.body.split('\n').find((line) => line.startsWith('cds_edge_control_plane_reachable')),
+        controlPlane: (JSON.parse(readyz.body) as { control_plane: ControlPlane }).control_plane,
+      };
     }
   }
   const outageSeconds = Math.round((performance.now() - cutAt) / 1000);
-  const refusedDuringOutage = (relay as TcpRelay).refused - refusedBefore;
+  // Database accesses the edge tried since the stop, every one failed (the state never turned reachable).
+  const atEnd = await controlPlane();
+  const refusedDuringOutage = atEnd.reachable ? 0 : atEnd.failures - (midway?.controlPlane.failures ?? 0);
   const forwardedBeforeRestore = sites.map(forwarded);
-  // Read past the relay: nothing counted during the outage can be in the database yet.
+  // Back on its socket only (the edge, on TCP, is still refused): nothing counted during the outage can be in it yet.
+  await cluster.start({ tcp: false });
+  store = await createDataStore({ url: cluster.socketUrl });
   const trafficBeforeRestore = await Promise.all(sites.map((site) => trafficRequests(site.applicationId)));
-  console.log(`edge served ${ok}/${sent} requests with the database cut for ${outageSeconds} s`);
+  await store.close();
+  store = undefined;
+  await cluster.stop('fast');
+  console.log(`edge served ${ok}/${sent} requests with the database stopped for ${outageSeconds} s; ${atEnd.failures} database accesses failed meanwhile (last: ${atEnd.lastError})`);
 
-  (relay as TcpRelay).restore();
+  await cluster.start();
+  store = await createDataStore({ url: cluster.url });
   // The edge notices the database is back at its next load, which requests cause.
   const restoredAt = Date.now();
   let reachableAgain = false;
@@ -312,8 +335,10 @@ test(`ready domains keep answering 200 with the database cut for ${OUTAGE_SECOND
   expect(ok).toBe(sent);
   expect(sent).toBeGreaterThanOrEqual(2 * Math.floor(OUTAGE_MS / INTERVAL_MS));
   expect(newConnections).toBeGreaterThanOrEqual(Math.floor(sent / NEW_CONNECTION_EVERY));
-  // The edge kept asking the database (reloads past the hard TTLs) and was refused each time.
+  // The edge kept asking the database (reloads past the hard TTLs), in the second half of the outage too, and was refused each time.
   expect(refusedDuringOutage).toBeGreaterThan(0);
+  expect(midway?.controlPlane.failures).toBeGreaterThan(0);
+  expect(atEnd.lastError).toMatch(/ECONNREFUSED/);
 
   expect(midway?.readyz.status).toBe(200);
   expect(JSON.parse(midway?.readyz.body ?? '{}')).toMatchObject({ ready: true, control_plane: { reachable: false } });

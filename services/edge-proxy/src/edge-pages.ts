@@ -13,6 +13,7 @@ export const PAGES = {
   noOrigin: { status: 502, text: 'The application has no active origin.\n' },
   unavailable: { status: 503, text: 'Temporarily unavailable: the edge cannot look this name up right now.\n' },
   rateLimited: { status: 429, text: 'Too many requests for this application; retry later.\n' },
+  unsupportedTransferEncoding: { status: 501, text: 'Not implemented: a request body is accepted with no transfer coding or with chunked alone.\n' },
 } as const;
 
 export type Page = (typeof PAGES)[keyof typeof PAGES];

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { DataStore } from '@cds/data';
-import type { Bus, Subscription } from '@cds/messaging';
+import type { Bus, Delivery, Subscription } from '@cds/messaging';
+import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import { AssertionSigner } from './assertion-signer';
 import { createCertificateStore, sniName, type CertificateEntry } from './certificate-store';
 import { answerChallenge } from './challenge-responder';
@@ -85,10 +86,37 @@ function listenOn(server: http.Server, port: number, host: string): Promise<numb
   });
 }
 
+/** How long a socket that got a raw answer may stay open for the client to read it and close its side. */
+const RAW_ANSWER_LINGER_MS = 5_000;
+
+/** Ends the connection after what is already written; nothing more is read from it. */
+function endConnection(socket: Duplex, last = ''): void {
+  socket.end(last);
+  // Drop what the client still sends, and the socket itself if the client never closes its side.
+  socket.resume();
+  setTimeout(() => socket.destroy(), RAW_ANSWER_LINGER_MS).unref();
+}
+
 /** A raw HTTP answer on a socket that has no ServerResponse (parse errors, refused upgrades). */
 function rawAnswer(socket: Duplex, status: number, reason: string, text: string, extra = ''): void {
   if (!socket.writable) return void socket.destroy();
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`);
+  endConnection(socket, `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`);
+}
+
+/** The response Node's HTTP server has under way on a connection, from its own bookkeeping. */
+function responseUnderWay(socket: Duplex): ServerResponse | null {
+  return (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+}
+
+/**
+ * A request body framed by a transfer coding the edge does not forward as is:
+ * only `chunked` alone is taken (Node's parser already refuses `chunked` twice
+ * or not last). Another coding before it (`gzip, chunked`) would reach the
+ * origin without its coding, since the forwarder frames the body anew.
+ */
+function unsupportedTransferEncoding(req: IncomingMessage): boolean {
+  const codings = req.headers['transfer-encoding'];
+  return codings !== undefined && codings.toLowerCase() !== 'chunked';
 }
 
 export async function startEdge(opts: EdgeOptions): Promise<Edge> {
@@ -109,16 +137,24 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
 
   let subscription: Subscription | null = null;
   if (opts.bus) {
+    // One exclusive queue per pod; counted as consumer "edge-cache" like the checker's and the dispatcher's consumers.
+    const consumer = 'edge-cache';
     subscription = await opts.bus.subscribe({
-      queue: `edge-cache.${randomBytes(6).toString('hex')}`,
+      queue: `${consumer}.${randomBytes(6).toString('hex')}`,
       exclusive: true,
       routingKeys: ['domain.changed'],
-      handler: async (message) => {
-        if (message.routingKey !== 'domain.changed') return;
-        routes.invalidate(message.payload.hostname);
-        certificates.invalidate(message.payload.hostname);
-        signer.forget(message.payload.domain_id);
-      },
+      onDeadLetter: meteredDeadLetters(consumer),
+      handler: meteredHandler(
+        consumer,
+        async (message: Delivery) => {
+          if (message.routingKey !== 'domain.changed') return;
+          routes.invalidate(message.payload.hostname);
+          certificates.invalidate(message.payload.hostname);
+          signer.forget(message.payload.domain_id);
+        },
+        // The outbox row's time travels with the message; a redelivery's lag was counted the first time.
+        { writtenAt: (message) => (message.redelivered ? null : message.writtenAt) },
+      ),
     });
   }
 
@@ -187,8 +223,25 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     };
   }
 
+  /**
+   * Connections whose framing was refused. Node parses and hands over requests a
+   * client pipelined behind the refused one before the refusal is written: none
+   * of them is served, the connection closes after the refusal.
+   */
+  const refusedConnections = new WeakSet<object>();
+
+  /** Answers 501 and closes when the request's framing is refused; true then. */
+  function refusedFraming(req: IncomingMessage, res: ServerResponse, started: number): boolean {
+    if (refusedConnections.has(req.socket)) return true;
+    if (!unsupportedTransferEncoding(req)) return false;
+    refusedConnections.add(req.socket);
+    answerPage(res, PAGES.unsupportedTransferEncoding, null, started, { connection: 'close' });
+    return true;
+  }
+
   function serveHttps(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
+    if (refusedFraming(req, res, started)) return;
     const proceed = (admitted: Admission) => {
       if ('page' in admitted) return answerPage(res, admitted.page, admitted.slug, started, admitted.headers);
       const { route, assertion } = admitted;
@@ -205,8 +258,10 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
 
   async function upgradeHttps(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const started = performance.now();
-    if (!isWebSocketUpgrade(req.headers.upgrade)) return rawAnswer(socket, 400, 'Bad Request', 'Only WebSocket upgrades are proxied.\n');
+    if (!isWebSocketUpgrade(req.headers.upgrade) || req.method !== 'GET') return rawAnswer(socket, 400, 'Bad Request', 'Only WebSocket upgrades (GET) are proxied.\n');
     const admitted = await admit(req);
+    // The client left while its upgrade waited: nothing to answer, nothing to open at the origin.
+    if (socket.destroyed) return;
     if ('page' in admitted) {
       const extra = admitted.headers ? Object.entries(admitted.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') : '';
       return rawAnswer(socket, admitted.page.status, http.STATUS_CODES[admitted.page.status] ?? '', admitted.page.text, extra);
@@ -265,6 +320,10 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   // Upgraded sockets leave the HTTP server's bookkeeping: close() cuts them itself.
   const upgraded = new Set<Duplex>();
   httpsServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node's HTTP server removes its 'error' listener when it hands the socket over (only an internal
+    // one of the TLS layer is left): ours comes at once, so a client that resets now, while admission
+    // waits or after a refusal, can never raise an unhandled error.
+    socket.on('error', () => socket.destroy());
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
     upgradeHttps(req, socket, head).catch(() => rawAnswer(socket, 503, 'Service Unavailable', PAGES.unavailable.text));
@@ -276,6 +335,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
 
   async function servePlain(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    if (refusedFraming(req, res, started)) return;
     const url = req.url ?? '/';
     if (url.startsWith('/.well-known/acme-challenge/')) {
       const { status, body } = await answerChallenge(store, req.method, url);
@@ -294,11 +354,14 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     answerPage(res, page ?? PAGES.unknownHostname, route.kind === 'domain' ? route.application.slug : null, started);
   }
 
-  // Malformed requests never reach a handler: answer what can be answered, then close.
+  // Malformed request heads never reach a handler: answer what can be answered, then close.
   for (const server of [httpsServer, httpServer]) {
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
       const code = err.code ?? '';
       if (code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+      // The error came after the head (a bad body, a refused framing): that request's answer has begun,
+      // and a second status line would corrupt it. The connection ends after what was written.
+      if (responseUnderWay(socket)?.headersSent) return endConnection(socket);
       if (code === 'HPE_HEADER_OVERFLOW') return rawAnswer(socket, 431, 'Request Header Fields Too Large', 'Request headers too large.\n');
       if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawAnswer(socket, 408, 'Request Timeout', 'Request timed out.\n');
       rawAnswer(socket, 400, 'Bad Request', 'Malformed request.\n');

@@ -189,6 +189,12 @@ export class Forwarder {
       // Its presence tells undici this handler speaks the controller API.
       onRequestStart() {},
       onRequestUpgrade(c, statusCode, responseHeaders, originSocket) {
+        if (clientSocket.destroyed) {
+          // The client left while the origin was answering: nothing to join.
+          originSocket.destroy();
+          done({ answered: false, status: 0, bytes: 0, error: 'client closed the connection' });
+          return;
+        }
         let head101 = 'HTTP/1.1 101 Switching Protocols\r\n';
         for (const [name, value] of Object.entries(responseHeaders)) {
           for (const v of Array.isArray(value) ? value : [value]) head101 += `${name}: ${v}\r\n`;

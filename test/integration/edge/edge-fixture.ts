@@ -25,10 +25,16 @@ export interface OriginRequest {
   body: string;
 }
 
-/** An origin on loopback: records requests; `/bytes/<n>` answers n bytes; `/slow/<ms>` waits; `/reset` cuts the connection; `/ws` echoes WebSocket messages. */
+/**
+ * An origin on loopback: records requests; `/bytes/<n>` answers n bytes; `/slow/<ms>` waits; `/reset` cuts the connection;
+ * `/cut/<n>` and `/cut-chunked/<n>` send the headers (of a 2n-byte answer, or a chunked one) and n bytes, then reset the
+ * connection (TCP RST); `/ws` echoes WebSocket messages.
+ */
 export interface RecordingOrigin {
   url: string;
   requests: OriginRequest[];
+  /** WebSocket connections open at the origin now. */
+  openWebSockets(): number;
   close(): Promise<void>;
 }
 
@@ -43,6 +49,14 @@ export async function startRecordingOrigin(): Promise<RecordingOrigin> {
       const bytes = /^\/bytes\/(\d+)$/.exec(url);
       const slow = /^\/slow\/(\d+)$/.exec(url);
       if (url === '/reset') return void req.socket.destroy();
+      const cut = /^\/(cut|cut-chunked)\/(\d+)$/.exec(url);
+      if (cut) {
+        const half = Number(cut[2]);
+        res.writeHead(200, { 'content-type': 'application/octet-stream', ...(cut[1] === 'cut' ? { 'content-length': 2 * half } : {}) });
+        // The reset comes once the first half has left: the edge has started its answer.
+        res.write(Buffer.alloc(half, 'c'), () => setTimeout(() => req.socket.resetAndDestroy(), 50));
+        return;
+      }
       if (bytes) return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(Number(bytes[1]), 'x'));
       if (slow) return void setTimeout(() => res.writeHead(200).end('slow'), Number(slow[1]));
       res.writeHead(200, { 'content-type': 'text/plain', connection: 'keep-alive', 'keep-alive': 'timeout=77', 'x-origin': 'yes' }).end(`origin ${url}`);
@@ -57,6 +71,7 @@ export async function startRecordingOrigin(): Promise<RecordingOrigin> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    openWebSockets: () => wss.clients.size,
     close: () => new Promise<void>((resolve) => {
       for (const client of wss.clients) client.terminate();
       wss.close();
@@ -93,7 +108,12 @@ export interface EdgeFixture {
   close(): Promise<void>;
 }
 
-export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}): Promise<EdgeFixture> {
+export interface EdgeFixtureOptions {
+  /** The store the edge uses, built on the fixture's own (which seeds the data); the same store by default. */
+  edgeStore?: (store: DataStore) => DataStore;
+}
+
+export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opts: EdgeFixtureOptions = {}): Promise<EdgeFixture> {
   const db = await openMigratedStore();
   const store = db.store;
   const ca = new InternalCa(store, DATA_KEY);
@@ -102,7 +122,7 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}): Pr
   const bus = new InProcessBus();
   const traffic: EdgeFixture['traffic'] = [];
   const edge = await startEdge({
-    store,
+    store: opts.edgeStore ? opts.edgeStore(store) : store,
     logger: { info() {}, warn() {}, error() {} },
     bus,
     traffic: { record: (applicationId, bytes) => traffic.push({ applicationId, bytes }) },
@@ -176,6 +196,62 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}): Pr
     },
   };
   return fixture;
+}
+
+/** A store whose units of work wait while the gate is held: the edge's database reads, stopped at a chosen moment. */
+export interface GatedStore {
+  store: DataStore;
+  hold(): void;
+  release(): void;
+  /** Units of work waiting at the gate now. */
+  readonly waiting: number;
+}
+
+export function gatedStore(inner: DataStore): GatedStore {
+  let gate: Promise<void> | null = null;
+  let open: () => void = () => undefined;
+  let waiting = 0;
+  const pass = async () => {
+    while (gate) {
+      waiting += 1;
+      try {
+        await gate;
+      } finally {
+        waiting -= 1;
+      }
+    }
+  };
+  const store: DataStore = {
+    get kind() {
+      return inner.kind;
+    },
+    transaction: async (fn) => {
+      await pass();
+      return inner.transaction(fn);
+    },
+    run: async (fn) => {
+      await pass();
+      return inner.run(fn);
+    },
+    migrate: () => inner.migrate(),
+    pendingMigrations: () => inner.pendingMigrations(),
+    revertLastMigration: () => inner.revertLastMigration(),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+  return {
+    store,
+    hold() {
+      gate ??= new Promise<void>((resolve) => { open = resolve; });
+    },
+    release() {
+      gate = null;
+      open();
+    },
+    get waiting() {
+      return waiting;
+    },
+  };
 }
 
 /** Waits until `probe` returns true, polling every 100 ms; the time it took in ms. */

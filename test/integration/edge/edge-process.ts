@@ -24,6 +24,8 @@ export interface EdgeReply {
 export interface EdgeProcess {
   child: ChildProcess;
   httpsPort: number;
+  /** EDGE_HTTP_PORT: plain HTTP. */
+  httpPort: number;
   metricsPort: number;
   /** stdout and stderr so far (JSON log lines). */
   output(): string;
@@ -78,7 +80,7 @@ export async function startEdgeProcess(env: Record<string, string>, caPem: strin
 
   const running = () => child.exitCode === null && child.signalCode === null;
   const edge: EdgeProcess = {
-    child, httpsPort, metricsPort, exited,
+    child, httpsPort, httpPort, metricsPort, exited,
     output: () => output,
     get(hostname, path, opts = {}) {
       return new Promise((resolve, reject) => {

@@ -1,31 +1,35 @@
 // Two real edge-proxy processes (split mode) over one database and RabbitMQ:
-// proxied-request limits shared by both, the control plane on /readyz, one
-// fair-use mail, a graceful SIGTERM, and traffic rows that hold every forwarded
-// request exactly once. Split mode needs a database both processes share, which
+// proxied-request limits shared by both, the control plane on /readyz, a
+// replaced certificate reaching both by the fan-out, a revoked assertion key
+// dropped by both within 2 s, one fair-use mail, a graceful SIGTERM, and
+// traffic rows that hold every forwarded request exactly once. Split mode needs a database both processes share, which
 // is PostgreSQL only (DECISIONS §1): like checker-kill.test.ts, this file uses
 // PostgreSQL whatever TEST_DATABASE names, so every run checks the same things.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import tls from 'node:tls';
+import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { InternalCa } from '@cds/checker';
 import { encryptSecret } from '@cds/core';
 import { createDataStore, type ApplicationLimits, type DataStore } from '@cds/data';
+import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
 import { startTestApi } from '../../support/api-harness';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
 import { metricValue, startEdgeProcess, waitForEdgeBuild, type EdgeProcess, type EdgeReply } from './edge-process';
 import { startSmtpSink, type SmtpSink } from './smtp-sink';
 
 jest.setTimeout(60_000);
 
-// The default vhost: an edge declares nothing there but its own exclusive, auto-deleted queue.
-const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 const FROM = 'Custom Domains <notices@edge-processes.example>';
 const DAY_MS = 86_400_000;
 
 interface TestApplication {
   id: string;
   slug: string;
+  domainId: string;
   hostname: string;
 }
 
@@ -34,6 +38,10 @@ let store: DataStore;
 let ca: InternalCa;
 let origin: RecordingOrigin;
 let sink: SmtpSink;
+// A vhost of this file's own: the domain.changed messages it publishes reach its two edges only.
+let vhost: TestVhost | undefined;
+let bus: AmqpBus | undefined;
+let caPem: string;
 let edges: EdgeProcess[] = [];
 /** What every application should find in traffic_daily in the end: each answer the edges forwarded, with its body bytes. */
 const forwarded = new Map<string, { slug: string; requests: number; bytes: number }>();
@@ -44,12 +52,14 @@ beforeAll(async () => {
   store = await createDataStore({ url: db.url });
   await store.migrate();
   ca = new InternalCa(store, DATA_KEY);
-  const caPem = await ca.certificatePem();
+  caPem = await ca.certificatePem();
   origin = await startRecordingOrigin();
   sink = await startSmtpSink();
+  vhost = await createVhost();
+  bus = await connectAmqpBus({ url: vhost.url, connectionName: 'edge-processes-test' });
   const env = {
     DATABASE_URL: db.url,
-    AMQP_URL,
+    AMQP_URL: vhost.url,
     OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
     DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'),
     ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret,
@@ -63,10 +73,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const edge of edges) edge.kill();
+  await bus?.close();
   await origin?.close();
   await sink?.close();
   await store?.close();
   await db?.drop();
+  if (vhost) await deleteVhost(vhost);
 }, 30_000);
 
 const edge = (i: number): EdgeProcess => edges[i % 2] as EdgeProcess;
@@ -88,7 +100,7 @@ async function addApplication(limits: Partial<ApplicationLimits>, contactEmail =
     keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
   }));
   forwarded.set(app.id, { slug: app.slug, requests: 0, bytes: 0 });
-  return { id: app.id, slug: app.slug, hostname: domain.hostname };
+  return { id: app.id, slug: app.slug, domainId: domain.id, hostname: domain.hostname };
 }
 
 /** A request through edge `i`; answers from the origin (200) are noted as traffic the edges must count. */
@@ -122,6 +134,35 @@ async function storedTraffic(applicationId: string): Promise<{ requests: number;
   const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
   const rows = await store.run((r) => r.traffic.range(applicationId, yesterday, today));
   return rows.reduce((sum, row) => ({ requests: sum.requests + row.requests, bytes: sum.bytes + row.responseBytes }), { requests: 0, bytes: 0 });
+}
+
+/** The SHA-256 fingerprint of the certificate edge `i` presents in a new TLS handshake for `hostname`. */
+function presentedCertificate(i: number, hostname: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: edge(i).httpsPort, servername: hostname, ca: caPem }, () => {
+      const { fingerprint256 } = socket.getPeerCertificate();
+      socket.destroy();
+      resolve(fingerprint256);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Saves a new certificate for the domain (replacing its row); the fingerprint of its leaf. */
+async function replaceCertificate(app: TestApplication): Promise<string> {
+  const issued = await ca.issue(app.hostname);
+  await store.run((r) => r.certificates.save({
+    hostname: app.hostname, domainId: app.domainId, issuer: 'internal', pemChain: issued.pemChain,
+    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
+  }));
+  return new X509Certificate(issued.pemChain).fingerprint256;
+}
+
+/** The `kid` of the assertion edge `i` adds to a request for the application (the origin's copy). */
+async function signingKid(i: number, app: TestApplication, path: string): Promise<string | undefined> {
+  expect((await send(i, app, path)).status).toBe(200);
+  const token = origin.requests.filter((r) => r.headers.host === app.hostname && r.url === path).at(-1)?.headers['x-custom-domain-assertion'];
+  return typeof token === 'string' ? decodeProtectedHeader(token).kid : undefined;
 }
 
 it('both edges report the control plane reachable on /readyz and /metrics', async () => {
@@ -188,6 +229,60 @@ it('proxied_requests_per_minute = 30: of 45 requests alternating between the edg
   expect(Math.min(...refused)).toBeGreaterThan(0);
   expect(originSaw(app, '/minute')).toBe(30);
   expect([await rejections(0, 'proxied_requests_per_minute'), await rejections(1, 'proxied_requests_per_minute')]).toEqual(refused);
+});
+
+it('a replaced certificate reaches both edges by the domain.changed fan-out: new handshakes present it within 5 s', async () => {
+  const app = await addApplication({});
+  const stored = await store.run((r) => r.certificates.find(app.hostname));
+  const before = new X509Certificate(stored?.pemChain ?? '').fingerprint256;
+  expect([await presentedCertificate(0, app.hostname), await presentedCertificate(1, app.hostname)]).toEqual([before, before]);
+
+  const after = await replaceCertificate(app);
+  expect(after).not.toBe(before);
+  // Without the message both keep showing the cached certificate (reloaded on their own only after 30 s).
+  expect([await presentedCertificate(0, app.hostname), await presentedCertificate(1, app.hostname)]).toEqual([before, before]);
+
+  await bus?.publish('domain.changed', { domain_id: app.domainId, hostname: app.hostname, application_id: app.id, change: 'certificate' });
+  const took = await Promise.all([0, 1].map((i) => within(5_000, async () => (await presentedCertificate(i, app.hostname)) === after)));
+  for (const ms of took) expect(ms).toBeLessThan(5_000);
+  // Served over it too.
+  for (const i of [0, 1]) expect((await send(i, app, '/after-renewal')).status).toBe(200);
+});
+
+it('an assertion key issued and revoked through the operator API: both edges sign with it, then with the deployment key within 2 s of the revocation', async () => {
+  const app = await addApplication({});
+  expect([await signingKid(0, app, '/key-0'), await signingKid(1, app, '/key-0')]).toEqual([DEPLOYMENT_KEY.kid, DEPLOYMENT_KEY.kid]);
+  const api = await startTestApi({ DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'), ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret }, { url: db.url });
+  try {
+    const issued = await api.operator<{ kid: string; secret: string }>('POST', `/operator/v1/applications/${app.slug}/assertion-keys`, {});
+    expect(issued.status).toBe(201);
+    const { kid, secret } = issued.body;
+    let n = 0;
+    for (const i of [0, 1]) await within(3_000, async () => (await signingKid(i, app, `/key-${++n}`)) === kid);
+    for (const i of [0, 1]) {
+      const path = `/key-verified-${i}`;
+      expect(await signingKid(i, app, path)).toBe(kid);
+      const token = origin.requests.filter((r) => r.url === path).at(-1)?.headers['x-custom-domain-assertion'] as string;
+      await expect(jwtVerify(token, new TextEncoder().encode(secret), { issuer: 'custom-domain-service', audience: app.slug, algorithms: ['HS256'] })).resolves.toBeTruthy();
+    }
+
+    const revokeSent = Date.now();
+    const revoked = await api.operator<{ kid: string; status: string }>('POST', `/operator/v1/applications/${app.slug}/assertion-keys/${kid}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ kid, status: 'revoked' });
+    // Both edges are asked in turn from the revocation on; each must have moved to the deployment key within 2 s of it.
+    const switchedAfter = await Promise.all([0, 1].map(async (i) => {
+      await within(2_000, async () => (await signingKid(i, app, `/key-${++n}`)) === DEPLOYMENT_KEY.kid);
+      return Date.now() - revokeSent;
+    }));
+    for (const ms of switchedAfter) expect(ms).toBeLessThan(2_000);
+    // And the revoked key never again, on either edge.
+    for (let round = 0; round < 5; round++) {
+      for (const i of [0, 1]) expect(await signingKid(i, app, `/key-${++n}`)).toBe(DEPLOYMENT_KEY.kid);
+    }
+  } finally {
+    await api.close();
+  }
 });
 
 it('sends one fair-use mail when bytes through both edges pass fair_use_bytes_per_month, and no second one after more traffic', async () => {

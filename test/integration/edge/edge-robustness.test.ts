@@ -1,83 +1,99 @@
-// Malformed, hostile and broken traffic over real TLS: every case gets 400,
-// 408 or 431 (or a closed connection), and the edge keeps serving others.
+// Malformed, hostile and broken traffic over real TLS and on the plain-HTTP
+// listener: every case gets 400, 408, 431 or 501 (or a closed connection),
+// nothing malformed reaches the origin, clients and origins that reset (a real
+// TCP RST) only end their own request, and the edge keeps serving others.
 import net from 'node:net';
-import tls from 'node:tls';
-import { startEdgeFixture, type EdgeFixture } from './edge-fixture';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { gatedStore, startEdgeFixture, within, type EdgeFixture, type GatedStore } from './edge-fixture';
+import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
 
 let f: EdgeFixture;
+let gate: GatedStore;
 // Known before the tables below are built (they hold the raw requests).
 const hostname = `robust-${process.pid}.example.net`;
+const otherHostname = `robust-other-${process.pid}.example.net`;
+let attentionHostname: string;
+let limitedHostname: string;
 
 beforeAll(async () => {
-  f = await startEdgeFixture({ headersTimeoutMs: 1_000 });
+  f = await startEdgeFixture({ headersTimeoutMs: 1_000 }, {
+    edgeStore: (store) => {
+      gate = gatedStore(store);
+      return gate.store;
+    },
+  });
   const app = await f.addApplication({ proxied_requests_per_second: 100_000, proxied_requests_per_minute: 1_000_000 });
   await f.addDomain(app.id, { hostname });
+  await f.addDomain(app.id, { hostname: otherHostname });
+  attentionHostname = (await f.addDomain(app.id, { status: 'attention_required' })).hostname;
+  const limited = await f.addApplication({ proxied_requests_per_second: 1, proxied_requests_per_minute: 1 });
+  limitedHostname = (await f.addDomain(limited.id)).hostname;
 });
-afterAll(() => f.close());
+afterAll(async () => {
+  gate?.release();
+  await f?.close();
+});
 
-/** Writes raw bytes over TLS; resolves with everything read until the edge closes (or `waitMs` passes). */
-function raw(chunks: Array<string | Buffer>, opts: { waitMs?: number; gapMs?: number; destroyAfterWrite?: boolean } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: f.edge.httpsPort, servername: hostname, ca: f.caPem }, async () => {
-      for (const chunk of chunks) {
-        socket.write(chunk);
-        if (opts.gapMs) await new Promise((r) => setTimeout(r, opts.gapMs));
-      }
-      if (opts.destroyAfterWrite) {
-        socket.destroy();
-        resolve('');
-      }
-    });
-    let data = '';
-    socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
-    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve(data) : reject(err)));
-    socket.on('close', () => resolve(data));
-    setTimeout(() => {
-      socket.destroy();
-      resolve(data);
-    }, opts.waitMs ?? 3_000);
-  });
-}
-
-const statusOf = (response: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
-const statusesOf = (response: string) => [...response.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+const tlsTo = (servername: string): RawTarget => ({ port: f.edge.httpsPort, servername, ca: f.caPem });
+const https = (): RawTarget => tlsTo(hostname);
+const plain = (): RawTarget => ({ port: f.edge.httpPort });
+const smuggling = (hidden: string) => smugglingRequests(hostname, hidden).map(([name, request, answer]) => ({ name, request, answer }));
+const originSaw = (path: string): number => f.origin.requests.filter((r) => r.url === path).length;
 
 async function stillServing(): Promise<void> {
   expect((await f.get(hostname, '/alive')).status).toBe(200);
+  expect((await f.plain(hostname, '/alive')).status).toBe(308);
 }
 
-describe('malformed requests', () => {
-  it.each([
-    ['a bad request line', 'GARBAGE\r\n\r\n'],
-    ['an unknown HTTP version', `GET / HTTP/9.9\r\nHost: ${hostname}\r\n\r\n`],
-    ['a request line with spaces in the target', `GET /a b HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`],
-    ['no Host header', 'GET / HTTP/1.1\r\n\r\n'],
-    ['Content-Length and Transfer-Encoding together', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
-    ['two different Content-Lengths', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!`],
-    ['a Content-Length that is not a number', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 5x\r\n\r\nhello`],
-    ['Transfer-Encoding with a space before the colon', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n`],
-    ['Transfer-Encoding folded onto a second line', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n`],
-    ['Transfer-Encoding not ending in chunked', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n`],
-    ['a bad chunk size', `POST / HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`],
-    ['a NUL byte in a header value', `GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-A: a\u0000b\r\n\r\n`],
-    ['a header name with a space', `GET / HTTP/1.1\r\nHost: ${hostname}\r\nX Bad: 1\r\n\r\n`],
-  ])('answers 400 to %s, forwards nothing, and stays up', async (_name, request) => {
+async function webSocketEcho(): Promise<string> {
+  const ws = new WebSocket(`wss://127.0.0.1:${f.edge.httpsPort}/ws`, { ca: f.caPem, headers: { host: hostname }, ...{ servername: hostname } });
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      ws.on('open', () => ws.send('still here'));
+      ws.on('message', (data) => resolve(data.toString()));
+      ws.on('error', reject);
+    });
+  } finally {
+    ws.terminate();
+  }
+}
+
+describe('malformed requests over TLS', () => {
+  it.each(malformedRequests(hostname))('answers 400 to %s, forwards nothing, and stays up', async (_name, request) => {
     const before = f.origin.requests.length;
-    const response = await raw([request]);
+    const response = await exchange(https(), [request]);
     expect(statusOf(response)).toBe(400);
     expect(f.origin.requests.length).toBe(before);
     await stillServing();
   });
 
+  it.each(smuggling('/smuggled-tls'))('answers $name with $answer and closes, forwarding neither request', async ({ request, answer }) => {
+    const connection = await openRaw(https());
+    connection.write(request);
+    expect(await connection.closed(3_000)).toBe('closed');
+    expect(statusesOf(connection.received)).toEqual([answer]);
+    expect(originSaw('/outer')).toBe(0);
+    expect(originSaw('/smuggled-tls')).toBe(0);
+    await stillServing();
+  });
+
+  it('reads Transfer-Encoding with a tab before chunked (whitespace HTTP allows there) as chunked: one request, the body decoded', async () => {
+    const before = f.origin.requests.length;
+    const response = await exchange(https(), [`POST /tab HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding:\tchunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n`]);
+    expect(statusesOf(response)).toEqual([200]);
+    expect(f.origin.requests.slice(before).map((r) => [r.url, r.body])).toEqual([['/tab', 'hello']]);
+  });
+
   it('answers 431 to 64 KiB of headers', async () => {
-    const response = await raw([`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`]);
+    const response = await exchange(https(), [`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`]);
     expect(statusOf(response)).toBe(431);
     await stillServing();
   });
 
   it('answers 408 to headers that never finish (slowloris)', async () => {
     const started = Date.now();
-    const response = await raw([`GET / HTTP/1.1\r\nHost: ${hostname}\r\n`, 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n'], { gapMs: 400, waitMs: 6_000 });
+    const response = await exchange(https(), [`GET / HTTP/1.1\r\nHost: ${hostname}\r\n`, 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n'], { gapMs: 400, waitMs: 6_000 });
     expect(statusOf(response)).toBe(408);
     expect(Date.now() - started).toBeLessThan(5_000);
     await stillServing();
@@ -86,7 +102,7 @@ describe('malformed requests', () => {
   it('answers pipelined requests in order', async () => {
     const one = `GET /first HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`;
     const two = `GET /second HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`;
-    const response = await raw([one + two]);
+    const response = await exchange(https(), [one + two]);
     expect(statusesOf(response)).toEqual([200, 200]);
     expect(response.indexOf('origin /first')).toBeLessThan(response.indexOf('origin /second'));
   });
@@ -94,25 +110,172 @@ describe('malformed requests', () => {
   it('smuggling: a second request hidden in a body is not read as a request', async () => {
     const hidden = `GET /hidden HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`;
     const before = f.origin.requests.length;
-    const response = await raw([`POST /outer HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: ${hidden.length}\r\nConnection: close\r\n\r\n${hidden}`]);
+    const response = await exchange(https(), [`POST /outer-cl HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: ${hidden.length}\r\nConnection: close\r\n\r\n${hidden}`]);
     expect(statusesOf(response)).toEqual([200]);
     const seen = f.origin.requests.slice(before);
-    expect(seen.map((r) => r.url)).toEqual(['/outer']);
+    expect(seen.map((r) => r.url)).toEqual(['/outer-cl']);
     expect(seen[0]?.body).toBe(hidden);
   });
 });
 
-describe('broken connections', () => {
-  it('survives clients that vanish mid-headers, mid-body and while waiting for the origin', async () => {
-    await raw([`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-A`], { destroyAfterWrite: true });
-    await raw([`POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 100000\r\n\r\n`, 'x'.repeat(1000)], { destroyAfterWrite: true, gapMs: 50 });
-    await raw([`GET /slow/500 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`], { destroyAfterWrite: true, gapMs: 100 });
-    await raw([`GET /bytes/5000000 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`], { destroyAfterWrite: true, gapMs: 30 });
-    await new Promise((r) => setTimeout(r, 700));
+describe('malformed requests on the plain-HTTP listener', () => {
+  it.each(malformedRequests(hostname))('answers 400 to %s and stays up', async (_name, request) => {
+    expect(statusOf(await exchange(plain(), [request]))).toBe(400);
     await stillServing();
   });
 
-  it('survives an origin that resets, and TLS garbage before a handshake', async () => {
+  it.each(smuggling('/smuggled-plain'))('answers $name with $answer and closes', async ({ request, answer }) => {
+    const connection = await openRaw(plain());
+    connection.write(request);
+    expect(await connection.closed(3_000)).toBe('closed');
+    expect(statusesOf(connection.received)).toEqual([answer]);
+    await stillServing();
+  });
+
+  it('answers 431 to 64 KiB of headers and 408 to headers that never finish', async () => {
+    expect(statusOf(await exchange(plain(), [`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`]))).toBe(431);
+    const slow = await exchange(plain(), [`GET / HTTP/1.1\r\nHost: ${hostname}\r\n`, 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n'], { gapMs: 400, waitMs: 6_000 });
+    expect(statusOf(slow)).toBe(408);
+    await stillServing();
+  });
+
+  it('redirects a WebSocket upgrade like any request (nothing is proxied in plain HTTP)', async () => {
+    const before = f.origin.requests.length;
+    const response = await exchange(plain(), [`GET /ws HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`], { waitMs: 1_000 });
+    expect(statusOf(response)).toBe(308);
+    expect(f.origin.requests.length).toBe(before);
+    await stillServing();
+  });
+});
+
+describe('upgrades', () => {
+  it.each(malformedUpgrades(hostname, otherHostname).map(([name, request, answer]) => ({ name, request, answer })))('refuses $name ($answer; 0: closed without an answer) and stays up', async ({ request, answer }) => {
+    const upgradesBefore = originSaw('/ws');
+    const connection = await openRaw(https());
+    connection.write(request);
+    expect(await connection.closed(3_000)).toBe('closed');
+    expect(statusOf(connection.received)).toBe(answer);
+    expect(originSaw('/ws')).toBe(upgradesBefore);
+    await stillServing();
+  });
+
+  it('survives a client that resets while its upgrade waits for the database', async () => {
+    expect((await f.get(hostname, '/warm')).status).toBe(200);
+    const connection = await openRaw(https());
+    // The route is dropped and the database held: admitting the upgrade must wait for it.
+    await f.bus.publish('domain.changed', { domain_id: '3f1d8f4e-0000-4000-8000-00000000000a', hostname, application_id: '3f1d8f4e-0000-4000-8000-00000000000b', change: 'status' });
+    await sleep(100);
+    const upgradesBefore = originSaw('/ws');
+    gate.hold();
+    try {
+      connection.write(`GET /ws HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+      await within(3_000, async () => gate.waiting > 0);
+      await connection.reset();
+      // The edge's socket sees the reset while nothing but the upgrade handler holds it.
+      await sleep(200);
+    } finally {
+      gate.release();
+    }
+    await sleep(200);
+    // The client is gone: the upgrade is not carried on to the origin.
+    expect(originSaw('/ws')).toBe(upgradesBefore);
+    expect(f.origin.openWebSockets()).toBe(0);
+    await stillServing();
+    expect(await webSocketEcho()).toBe('echo: still here');
+  });
+
+  it('survives clients that reset right after the edge refused their upgrade (400, 421, 503, 429)', async () => {
+    const ws = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+    // Spend the limited application's budget, away from the end of a minute.
+    if (60_000 - (Date.now() % 60_000) < 5_000) await sleep(6_000);
+    let spent = 0;
+    while ((await f.get(limitedHostname)).status === 200) spent += 1;
+    expect(spent).toBeLessThanOrEqual(1);
+    const cases: Array<[RawTarget, string, number]> = [
+      [https(), `GET /ws HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`, 400],
+      [https(), `GET /ws HTTP/1.1\r\nHost: ${otherHostname}\r\n${ws}\r\n`, 421],
+      [tlsTo(attentionHostname), `GET /ws HTTP/1.1\r\nHost: ${attentionHostname}\r\n${ws}\r\n`, 503],
+      [tlsTo(limitedHostname), `GET /ws HTTP/1.1\r\nHost: ${limitedHostname}\r\n${ws}\r\n`, 429],
+    ];
+    for (const [target, request, answer] of cases) {
+      const connection = await openRaw(target);
+      connection.write(request);
+      await connection.until((received) => received.includes('\r\n\r\n'));
+      expect(statusOf(connection.received)).toBe(answer);
+      await connection.reset();
+      await sleep(100);
+      await stillServing();
+    }
+  });
+
+  it('survives clients that reset at once after sending an upgrade, and one that resets an open WebSocket', async () => {
+    const request = `GET /ws HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+    for (let i = 0; i < 20; i++) {
+      const connection = await openRaw(https());
+      connection.write(request);
+      if (i % 2 === 1) await sleep(i);
+      await connection.reset();
+    }
+    const open = await openRaw(https());
+    open.write(request);
+    await open.until((received) => received.startsWith('HTTP/1.1 101 '));
+    await open.reset();
+    // Every origin connection behind a client that left is closed too.
+    await within(3_000, async () => f.origin.openWebSockets() === 0);
+    await stillServing();
+    expect(await webSocketEcho()).toBe('echo: still here');
+  });
+});
+
+describe('broken connections', () => {
+  it('survives clients that reset (TCP RST) mid-headers, mid-body, while waiting for the origin and mid-response', async () => {
+    const midHeaders = await openRaw(https());
+    midHeaders.write(`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-A`);
+    await sleep(100);
+    await midHeaders.reset();
+
+    const midBody = await openRaw(https());
+    midBody.write(`POST /upload HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 100000\r\n\r\n`);
+    midBody.write('x'.repeat(1000));
+    await sleep(100);
+    await midBody.reset();
+
+    const waiting = await openRaw(https());
+    waiting.write(`GET /slow/500 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    await sleep(100);
+    await waiting.reset();
+
+    const midResponse = await openRaw(https());
+    midResponse.write(`GET /bytes/5000000 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    await midResponse.until((received) => received.length > 100_000);
+    expect(statusOf(midResponse.received)).toBe(200);
+    await midResponse.reset();
+
+    await sleep(700);
+    await stillServing();
+  });
+
+  it.each([
+    ['with a Content-Length', '/cut/100000', 'content-length: 200000'],
+    ['chunked', '/cut-chunked/100000', 'transfer-encoding: chunked'],
+  ])('cuts the client off when the origin resets mid-body (%s): never a complete-looking answer', async (_name, path, framing) => {
+    const connection = await openRaw(https());
+    connection.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    expect(await connection.closed(5_000)).toBe('closed');
+    const received = connection.received;
+    const headEnd = received.indexOf('\r\n\r\n');
+    expect(statusOf(received)).toBe(200);
+    expect(received.slice(0, headEnd).toLowerCase()).toContain(framing);
+    const body = received.slice(headEnd + 4);
+    expect(body.length).toBeGreaterThanOrEqual(1000);
+    if (framing.startsWith('content-length')) expect(body.length).toBeLessThan(200_000);
+    else expect(body.endsWith('\r\n0\r\n\r\n')).toBe(false);
+    // An HTTP client sees an error, not an answer.
+    await expect(f.get(hostname, path)).rejects.toThrow();
+    await stillServing();
+  });
+
+  it('survives an origin that resets before answering, and TLS garbage before a handshake', async () => {
     expect((await f.get(hostname, '/reset')).status).toBe(502);
     await new Promise<void>((resolve) => {
       const s = net.connect(f.edge.httpsPort, '127.0.0.1', () => s.end('\x16\x03\x01garbage-not-tls\r\n\r\n'));
@@ -124,7 +287,7 @@ describe('broken connections', () => {
   });
 
   it('keeps serving others while 50 hostile connections are open', async () => {
-    const hostile = Array.from({ length: 50 }, (_, i) => raw([`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-${i}: `], { waitMs: 1_500 }));
+    const hostile = Array.from({ length: 50 }, (_, i) => exchange(https(), [`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-${i}: `], { waitMs: 1_500 }));
     await stillServing();
     await Promise.all(hostile);
     await stillServing();

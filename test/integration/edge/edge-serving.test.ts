@@ -1,6 +1,6 @@
 // The edge over real TLS with certificates from the checker's internal CA:
 // SNI, Host, routing, forwarding rules, the assertion, errors and pages.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import WebSocket from 'ws';
@@ -59,6 +59,22 @@ describe('TLS', () => {
       s.on('error', reject);
     });
     expect(protocol).toBe('http/1.1');
+  });
+
+  it('presents a replaced certificate in new handshakes within 5 s of its domain.changed message, and the cached one before it', async () => {
+    const d = await f.addDomain(app.id);
+    const before = (await handshake(d.hostname)).fingerprint256;
+    const issued = await f.ca.issue(d.hostname);
+    await f.store.run((r) => r.certificates.save({
+      hostname: d.hostname, domainId: d.id, issuer: 'internal', pemChain: issued.pemChain,
+      keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
+    }));
+    const after = new X509Certificate(issued.pemChain).fingerprint256;
+    expect(after).not.toBe(before);
+    expect((await handshake(d.hostname)).fingerprint256).toBe(before);
+    await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'certificate' });
+    expect(await within(5_000, async () => (await handshake(d.hostname)).fingerprint256 === after)).toBeLessThan(5_000);
+    expect((await f.get(d.hostname)).certificate.fingerprint256).toBe(after);
   });
 });
 

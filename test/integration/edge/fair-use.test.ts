@@ -1,8 +1,10 @@
 // Fair-use notices against a real database and a real SMTP server on loopback:
 // one mail per application and month across replicas, recorded (not sent)
-// without SMTP_URL or contact address, and retried after a failed send.
+// without SMTP_URL or contact address, retried after a failed send, and sent
+// by another replica when the one that claimed it stopped mid-send.
+import net, { type AddressInfo, type Socket } from 'node:net';
 import type { ApplicationRow, DataStore } from '@cds/data';
-import { createFairUseWatch, TrafficCounter } from '@cds/edge-proxy';
+import { createFairUseWatch, STALE_CLAIM_MS, TrafficCounter } from '@cds/edge-proxy';
 import { anApplication, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
 import { capturingLogger, eventually } from './edge-test-logger';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './smtp-sink';
@@ -53,6 +55,24 @@ it('claims a settings key for exactly one of many concurrent callers in two proc
   await ctx.store.run((r) => r.settings.delete('fair_use_notice:race'));
   expect(await other.run((r) => r.settings.setIfAbsent('fair_use_notice:race', 'after-delete'))).toBe(true);
   expect(await ctx.store.run((r) => r.settings.get('fair_use_notice:race'))).toBe('after-delete');
+});
+
+it('replaces or removes a settings value only while it is the expected one, for exactly one of many callers in two processes', async () => {
+  const other: DataStore = await ctx.openAnother();
+  const key = 'fair_use_notice:replace-race';
+  expect(await ctx.store.run((r) => r.settings.setIfAbsent(key, 'stale'))).toBe(true);
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => (i % 2 ? other : ctx.store).run((r) => r.settings.replaceIf(key, 'stale', `taker-${i}`))),
+  );
+  expect(results.filter((won) => won)).toHaveLength(1);
+  expect(await ctx.store.run((r) => r.settings.get(key))).toBe(`taker-${results.indexOf(true)}`);
+  expect(await other.run((r) => r.settings.replaceIf(key, 'stale', 'late'))).toBe(false);
+  expect(await other.run((r) => r.settings.replaceIf('fair_use_notice:absent', 'stale', 'x'))).toBe(false);
+  expect(await other.run((r) => r.settings.get('fair_use_notice:absent'))).toBeNull();
+  expect(await other.run((r) => r.settings.deleteIf(key, 'stale'))).toBe(false);
+  expect(await ctx.store.run((r) => r.settings.get(key))).toBe(`taker-${results.indexOf(true)}`);
+  expect(await other.run((r) => r.settings.deleteIf(key, `taker-${results.indexOf(true)}`))).toBe(true);
+  expect(await ctx.store.run((r) => r.settings.get(key))).toBeNull();
 });
 
 it('mails the contact once when flushed bytes pass the limit, not again on later flushes, other replicas or the same month', async () => {
@@ -193,4 +213,113 @@ it('never rejects, even when the database is gone', async () => {
   await expect(watch.check(['3f1d8f4e-0000-4000-8000-000000000001'])).resolves.toBeUndefined();
   await eventually(() => lines.some((line) => line.level === 'warn' && line.message === 'fair-use check failed'));
   await watch.close();
+});
+
+/** An SMTP server that accepts connections and never greets: a send to it hangs until cut(). */
+async function startSilentSmtp(): Promise<{ url: string; connections: number; cut(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get connections() {
+      return sockets.size;
+    },
+    async cut() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a claim left by a replica that stopped mid-send', () => {
+  const claimedAt = '2026-11-05T10:00:00.000Z';
+  const later = (ms: number) => new Date(Date.parse(claimedAt) + ms);
+
+  /** Replica A claims the notice at `claimedAt` and hangs in the middle of sending it (as a replica that dies there leaves it). */
+  async function claimAndHang(app: ApplicationRow) {
+    const silent = await startSilentSmtp();
+    const stuck = createFairUseWatch({ store: ctx.store, logger: capturingLogger().logger, smtpUrl: silent.url, smtpFrom: FROM, now: () => new Date(claimedAt) });
+    const checking = stuck.check([app.id]);
+    await eventually(async () => silent.connections > 0 && (await notice(app, '2026-11'))?.state === 'claimed');
+    let finished: Promise<void> | null = null;
+    return {
+      /** The send fails at last (the connection is cut); A's check ends. */
+      finish() {
+        finished ??= (async () => {
+          await silent.cut();
+          await checking;
+          await stuck.close();
+        })();
+        return finished;
+      },
+    };
+  }
+
+  it('is left alone while fresh, taken over by another replica once stale and sent once; the first replica then gives back nothing', async () => {
+    const app = await newApplication(100);
+    await addTraffic(app, '2026-11-05', 101);
+    const a = await claimAndHang(app);
+    const claim = await notice(app, '2026-11');
+    expect(claim).toMatchObject({ state: 'claimed', at: claimedAt });
+    try {
+      const { logger, lines } = capturingLogger();
+      let clock = later(60_000);
+      const b = createFairUseWatch({ store: await ctx.openAnother(), logger, smtpUrl: sink.url, smtpFrom: FROM, now: () => clock });
+      await b.check([app.id]);
+      expect(mailsFor(app)).toHaveLength(0);
+      expect(await notice(app, '2026-11')).toEqual(claim);
+
+      clock = later(STALE_CLAIM_MS - 1);
+      await b.check([app.id]);
+      expect(mailsFor(app)).toHaveLength(0);
+
+      clock = later(STALE_CLAIM_MS);
+      await b.check([app.id]);
+      expect(mailsFor(app)).toHaveLength(1);
+      expect(mailsFor(app)[0]?.rcptTo).toEqual(['owner@shop.example']);
+      expect(await notice(app, '2026-11')).toMatchObject({ state: 'sent', bytes: 101, limit: 100, at: later(STALE_CLAIM_MS).toISOString() });
+      await eventually(() => lines.some((line) => line.level === 'warn' && line.message === 'fair-use notice claimed long ago and never sent; taking the claim over'));
+
+      // A's send fails at last: it must not give back (delete) what is no longer its claim.
+      await a.finish();
+      expect(await notice(app, '2026-11')).toMatchObject({ state: 'sent' });
+      clock = later(STALE_CLAIM_MS + 60_000);
+      await b.check([app.id]);
+      const c = createFairUseWatch({ store: ctx.store, logger, smtpUrl: sink.url, smtpFrom: FROM, now: () => later(2 * STALE_CLAIM_MS) });
+      await c.check([app.id]);
+      await c.close();
+      expect(mailsFor(app)).toHaveLength(1);
+      await b.close();
+    } finally {
+      await a.finish();
+    }
+  });
+
+  it('is taken over by exactly one of several replicas that find it stale at once', async () => {
+    const app = await newApplication(100);
+    await addTraffic(app, '2026-11-05', 101);
+    const a = await claimAndHang(app);
+    try {
+      const now = () => later(STALE_CLAIM_MS + 1_000);
+      const { logger, lines } = capturingLogger();
+      const replicas = [
+        createFairUseWatch({ store: ctx.store, logger, smtpUrl: sink.url, smtpFrom: FROM, now }),
+        createFairUseWatch({ store: await ctx.openAnother(), logger, smtpUrl: sink.url, smtpFrom: FROM, now }),
+        createFairUseWatch({ store: await ctx.openAnother(), logger, smtpUrl: sink.url, smtpFrom: FROM, now }),
+      ];
+      await Promise.all([...replicas, ...replicas].map((replica) => replica.check([app.id, app.id])));
+      expect(mailsFor(app)).toHaveLength(1);
+      expect(await notice(app, '2026-11')).toMatchObject({ state: 'sent' });
+      expect(lines.filter((line) => line.message === 'fair-use notice claimed long ago and never sent; taking the claim over')).toHaveLength(1);
+      await Promise.all(replicas.map((replica) => replica.close()));
+    } finally {
+      await a.finish();
+    }
+    expect(mailsFor(app)).toHaveLength(1);
+  });
 });

@@ -29,7 +29,17 @@ export class TypeOrmSettingsRepository implements SettingsRepository {
     return written.length === 1;
   }
 
+  // One UPDATE (or DELETE) with the old value in its WHERE: of two processes racing to replace the same
+  // value, the second one's statement finds it changed (PostgreSQL re-reads the row once the first commits).
+  async replaceIf(key: string, expected: string, value: string): Promise<boolean> {
+    return ((await this.rows.update({ key, value: expected }, { value, updatedAt: new Date() })).affected ?? 0) === 1;
+  }
+
   async delete(key: string): Promise<void> {
     await this.rows.delete({ key });
+  }
+
+  async deleteIf(key: string, expected: string): Promise<boolean> {
+    return ((await this.rows.delete({ key, value: expected })).affected ?? 0) === 1;
   }
 }

@@ -1,0 +1,245 @@
+// The malformed and broken traffic of edge-robustness.test.ts against a real
+// edge-proxy process (split mode): after each group the process is still the
+// same live pid and still answers 200. Split mode needs PostgreSQL and
+// RabbitMQ (its own vhost here); like edge-processes.test.ts this file uses
+// PostgreSQL whatever TEST_DATABASE names.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import { InternalCa } from '@cds/checker';
+import { encryptSecret } from '@cds/core';
+import { createDataStore, type ApplicationLimits, type DataStore, type DomainStatus } from '@cds/data';
+import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
+import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
+import { startEdgeProcess, waitForEdgeBuild, type EdgeProcess } from './edge-process';
+import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
+
+jest.setTimeout(60_000);
+
+const WS_HEADERS = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+
+interface Site {
+  applicationId: string;
+  domainId: string;
+  hostname: string;
+}
+
+let db: TestDatabase;
+let store: DataStore;
+let ca: InternalCa;
+let caPem: string;
+let origin: RecordingOrigin;
+let vhost: TestVhost | undefined;
+let bus: AmqpBus | undefined;
+let edge: EdgeProcess;
+let pid: number;
+let site: Site;
+let other: Site;
+let attention: Site;
+let limited: Site;
+
+async function addSite(limits: Partial<ApplicationLimits>, status: DomainStatus = 'ready'): Promise<Site> {
+  const app = anApplication();
+  app.limits = { ...app.limits, ...limits };
+  const domain = aDomain(app.id, { status, reference: `hostile-${randomBytes(3).toString('hex')}` });
+  const now = new Date();
+  await store.transaction(async (r) => {
+    await r.applications.insert(app);
+    await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: origin.url, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
+    await r.domains.insert(domain, checksFor(domain.id));
+  });
+  const issued = await ca.issue(domain.hostname);
+  await store.run((r) => r.certificates.save({
+    hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
+    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: now,
+  }));
+  return { applicationId: app.id, domainId: domain.id, hostname: domain.hostname };
+}
+
+beforeAll(async () => {
+  await waitForEdgeBuild();
+  db = await createTestDatabase('postgres');
+  store = await createDataStore({ url: db.url });
+  await store.migrate();
+  ca = new InternalCa(store, DATA_KEY);
+  caPem = await ca.certificatePem();
+  origin = await startRecordingOrigin();
+  vhost = await createVhost();
+  bus = await connectAmqpBus({ url: vhost.url, connectionName: 'edge-process-robustness' });
+  site = await addSite({ proxied_requests_per_second: 100_000, proxied_requests_per_minute: 1_000_000 });
+  other = await addSite({});
+  attention = await addSite({}, 'attention_required');
+  limited = await addSite({ proxied_requests_per_second: 1, proxied_requests_per_minute: 1 });
+  edge = await startEdgeProcess({
+    DATABASE_URL: db.url,
+    AMQP_URL: vhost.url,
+    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+    DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'),
+    ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret,
+    ORIGIN_TIMEOUT: '5s',
+    LOG_LEVEL: 'warn',
+  }, caPem);
+  pid = edge.child.pid as number;
+}, 150_000);
+
+afterAll(async () => {
+  edge?.kill();
+  await bus?.close();
+  await origin?.close();
+  await store?.close();
+  await db?.drop();
+  if (vhost) await deleteVhost(vhost);
+}, 30_000);
+
+const tlsTo = (s: Site): RawTarget => ({ port: edge.httpsPort, servername: s.hostname, ca: caPem });
+const plain = (): RawTarget => ({ port: edge.httpPort });
+const originSaw = (path: string): number => origin.requests.filter((r) => r.url === path).length;
+
+/** The same process is alive (signal 0 reaches its pid) and still answers 200 over HTTPS and 308 over HTTP. */
+async function stillAlive(): Promise<void> {
+  expect(() => process.kill(pid, 0)).not.toThrow();
+  expect(edge.child.exitCode).toBeNull();
+  expect(edge.child.signalCode).toBeNull();
+  const reply = await edge.get(site.hostname, '/alive', { agent: false });
+  expect(reply.status).toBe(200);
+  expect(reply.body.toString()).toBe('origin /alive');
+  expect(statusOf(await exchange(plain(), [`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\nConnection: close\r\n\r\n`]))).toBe(308);
+}
+
+it('answers 400 to each malformed request over TLS and on the plain-HTTP port, forwarding none', async () => {
+  const before = origin.requests.length;
+  const answers: Array<[string, string, number]> = [];
+  for (const [name, request] of malformedRequests(site.hostname)) {
+    answers.push([name, 'https', statusOf(await exchange(tlsTo(site), [request]))]);
+    answers.push([name, 'http', statusOf(await exchange(plain(), [request]))]);
+  }
+  expect(answers.filter(([, , status]) => status !== 400)).toEqual([]);
+  expect(origin.requests.length).toBe(before);
+  await stillAlive();
+});
+
+it('answers each Transfer-Encoding smuggling form with 400 or 501 and closes, forwarding neither request', async () => {
+  const wrong: string[] = [];
+  for (const target of [tlsTo(site), plain()]) {
+    for (const [name, request, answer] of smugglingRequests(site.hostname, '/smuggled')) {
+      const connection = await openRaw(target);
+      connection.write(request);
+      const state = await connection.closed(3_000);
+      const statuses = statusesOf(connection.received);
+      if (state !== 'closed' || statuses.length !== 1 || statuses[0] !== answer) wrong.push(`${name} (${target.servername ? 'https' : 'http'}): ${state}, ${JSON.stringify(statuses)}`);
+    }
+  }
+  expect(wrong).toEqual([]);
+  expect(originSaw('/outer')).toBe(0);
+  expect(originSaw('/smuggled')).toBe(0);
+  await stillAlive();
+});
+
+it('answers 431 to 64 KiB of headers and 408 to headers that never finish', async () => {
+  expect(statusOf(await exchange(tlsTo(site), [`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`]))).toBe(431);
+  expect(statusOf(await exchange(plain(), [`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`]))).toBe(431);
+  // The process's headers timeout is 10 s.
+  const slow = await openRaw(tlsTo(site));
+  const started = Date.now();
+  const closedAfter = slow.closed(20_000).then((state) => (state === 'closed' ? Date.now() - started : Infinity));
+  slow.write(`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\n`);
+  for (let i = 0; i < 40 && !slow.ended; i++) {
+    await sleep(500);
+    if (!slow.ended) slow.write(`X-${i}: 1\r\n`);
+  }
+  expect(statusOf(slow.received)).toBe(408);
+  expect(await closedAfter).toBeLessThan(13_000);
+  await stillAlive();
+}, 40_000);
+
+it('refuses each malformed upgrade', async () => {
+  const wrong: string[] = [];
+  for (const [name, request, answer] of malformedUpgrades(site.hostname, other.hostname)) {
+    const connection = await openRaw(tlsTo(site));
+    connection.write(request);
+    const state = await connection.closed(3_000);
+    if (state !== 'closed' || statusOf(connection.received) !== answer) wrong.push(`${name}: ${state}, ${JSON.stringify(connection.received.slice(0, 60))}`);
+  }
+  expect(wrong).toEqual([]);
+  expect(originSaw('/ws')).toBe(0);
+  await stillAlive();
+});
+
+it('survives clients that reset (TCP RST) during upgrade admission, right after a refused upgrade and on an open WebSocket', async () => {
+  const upgrade = (host: string) => `GET /ws HTTP/1.1\r\nHost: ${host}\r\n${WS_HEADERS}\r\n`;
+  // During admission: the route dropped by the fan-out just before, so admitting waits for the database.
+  for (let i = 0; i < 10; i++) {
+    const connection = await openRaw(tlsTo(site));
+    await bus?.publish('domain.changed', { domain_id: site.domainId, hostname: site.hostname, application_id: site.applicationId, change: 'status' });
+    await sleep(50);
+    connection.write(upgrade(site.hostname));
+    await connection.reset();
+  }
+  // Right after the edge refused the upgrade (400, 421, 503, 429).
+  if (60_000 - (Date.now() % 60_000) < 5_000) await sleep(6_000);
+  while ((await edge.get(limited.hostname, '/spend', { agent: false })).status === 200);
+  const refusals: Array<[Site, string, number]> = [
+    [site, `GET /ws HTTP/1.1\r\nHost: ${site.hostname}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`, 400],
+    [site, upgrade(other.hostname), 421],
+    [attention, upgrade(attention.hostname), 503],
+    [limited, upgrade(limited.hostname), 429],
+  ];
+  for (const [target, request, answer] of refusals) {
+    const connection = await openRaw(tlsTo(target));
+    connection.write(request);
+    await connection.until((received) => received.includes('\r\n\r\n'));
+    expect(statusOf(connection.received)).toBe(answer);
+    await connection.reset();
+  }
+  // An open WebSocket.
+  const open = await openRaw(tlsTo(site));
+  open.write(upgrade(site.hostname));
+  await open.until((received) => received.startsWith('HTTP/1.1 101 '));
+  await open.reset();
+  await within(3_000, async () => origin.openWebSockets() === 0);
+  await sleep(300);
+  await stillAlive();
+
+  const ws = new WebSocket(`wss://127.0.0.1:${edge.httpsPort}/ws`, { ca: caPem, headers: { host: site.hostname }, ...{ servername: site.hostname } });
+  try {
+    const echo = await new Promise<string>((resolve, reject) => {
+      ws.on('open', () => ws.send('after the resets'));
+      ws.on('message', (data) => resolve(data.toString()));
+      ws.on('error', reject);
+    });
+    expect(echo).toBe('echo: after the resets');
+  } finally {
+    ws.terminate();
+  }
+});
+
+it('survives clients that reset mid-headers, mid-body and mid-response, and an origin that resets mid-body', async () => {
+  const midHeaders = await openRaw(tlsTo(site));
+  midHeaders.write(`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\nX-A`);
+  await sleep(100);
+  await midHeaders.reset();
+
+  const midBody = await openRaw(tlsTo(site));
+  midBody.write(`POST /upload HTTP/1.1\r\nHost: ${site.hostname}\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(1000)}`);
+  await sleep(100);
+  await midBody.reset();
+
+  const midResponse = await openRaw(tlsTo(site));
+  midResponse.write(`GET /bytes/5000000 HTTP/1.1\r\nHost: ${site.hostname}\r\n\r\n`);
+  await midResponse.until((received) => received.length > 100_000);
+  await midResponse.reset();
+
+  const cut = await openRaw(tlsTo(site));
+  cut.write(`GET /cut/100000 HTTP/1.1\r\nHost: ${site.hostname}\r\n\r\n`);
+  expect(await cut.closed(5_000)).toBe('closed');
+  const received = cut.received;
+  expect(statusOf(received)).toBe(200);
+  expect(received).toMatch(/content-length: 200000\r\n/i);
+  expect(received.length - received.indexOf('\r\n\r\n') - 4).toBeLessThan(200_000);
+
+  await sleep(500);
+  await stillAlive();
+});
