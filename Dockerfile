@@ -1,7 +1,12 @@
-# One image for every service; the command picks which one runs:
+# One image for every service; the arguments pick which one runs (CMD, replaced by
+# the Kubernetes manifests' `args:` or what follows the image in `docker run`):
 #   node services/api/dist/main.js | services/checker/dist/main.js |
 #   services/webhook-dispatcher/dist/main.js | services/edge-proxy/dist/main.js |
 #   services/all-in-one/dist/main.js (default) ; `cdctl migrate` for the migration Job.
+# They always run under the ENTRYPOINT, tini, so manifests set `args:`, never
+# `command:` (which would replace tini).
+# pg_dump is Debian bookworm's postgresql-client, version 15: it refuses to dump
+# a newer PostgreSQL server (docs/deploy.md, "The container image").
 # Build: docker build -t custom-domain-service .
 
 FROM node:20-bookworm-slim AS build
@@ -18,7 +23,7 @@ RUN (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) \
  && rm -rf libs/*/src services/*/src
 
 FROM node:20-bookworm-slim AS runtime
-# pg_dump for GET /operator/v1/backup; tini reaps children and forwards SIGTERM.
+# pg_dump (15) for GET /operator/v1/backup; tini reaps children (pg_dump) and forwards SIGTERM.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends postgresql-client tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*

@@ -67,11 +67,18 @@ export interface ShutdownLogger {
 }
 
 /**
+ * Time the services give their shutdown steps after SIGTERM. Fixed here, not
+ * configurable: the Helm chart and k8s/ derive terminationGracePeriodSeconds
+ * from it (preStop sleep + this + a margin), and a test holds them to it.
+ */
+export const SHUTDOWN_DEADLINE_MS = 25_000;
+
+/**
  * On SIGTERM/SIGINT runs the steps in order (readiness off, stop accepting,
  * drain, close bus, close database) and exits 0; a timer under Kubernetes'
  * grace period forces exit 1 if a step hangs.
  */
-export function onShutdown(steps: Array<[string, () => Promise<void> | void]>, logger: ShutdownLogger, deadlineMs = 25_000): void {
+export function onShutdown(steps: Array<[string, () => Promise<void> | void]>, logger: ShutdownLogger, deadlineMs = SHUTDOWN_DEADLINE_MS): void {
   let started = false;
   const run = async (signal: string) => {
     if (started) return;

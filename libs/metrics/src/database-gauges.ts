@@ -1,7 +1,7 @@
 import type { DataStore } from '@cds/data';
 import { databaseMetrics, setDatabaseRefresh } from './definitions';
 
-/** Outbox rows counted per read: enough to tell "stuck" from "busy" without loading the table. */
+/** The `within` windows of cds_certificates_expiring (the outbox backlog counts every unpublished row). */
 const CERTIFICATE_WINDOWS = { '7d': 7 * 86_400_000, '14d': 14 * 86_400_000 } as const;
 
 export interface DatabaseGaugeOptions {

@@ -9,14 +9,14 @@ import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROO
 jest.setTimeout(120_000);
 
 const VALUE_FILES = ['ci/minimal-values.yaml', 'ci/existing-secret-values.yaml', 'ci/all-variables-values.yaml'];
-const SHUTDOWN_DEADLINE_SECONDS = 25; // libs/http onShutdown's default
 
 const schema = JSON.parse(readFileSync(path.join(CHART, 'values.schema.json'), 'utf8')) as object;
 const validateValues = new Ajv({ strict: false, allErrors: true }).compile(schema);
 
 interface Container {
   name: string;
-  command: string[];
+  command?: string[];
+  args?: string[];
   resources?: { requests?: object; limits?: object };
   livenessProbe?: { httpGet?: { path: string; port: string } };
   readinessProbe?: { httpGet?: { path: string; port: string } };
@@ -29,6 +29,14 @@ interface PodSpec {
   securityContext?: { runAsNonRoot?: boolean };
 }
 const podSpec = (o: K8sObject) => (o.spec as { template: { spec: PodSpec } }).template.spec;
+const replicasOf = (o: K8sObject) => (o.spec as { replicas?: number }).replicas;
+
+interface AlertRule {
+  alert: string;
+  expr: string;
+}
+const alertRules = (objects: readonly K8sObject[]) =>
+  ofKind(objects, 'PrometheusRule').flatMap((r) => (r.spec as { groups: Array<{ rules: AlertRule[] }> }).groups.flatMap((g) => g.rules));
 
 function writeValues(text: string): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-values-')), 'values.yaml');
@@ -41,6 +49,14 @@ describe('Helm chart', () => {
     expect(renderFailure([])).toContain('secrets.DATABASE_URL is required (or set secrets.existingSecret)');
   });
 
+  it('renders its defaults from values.yaml plus only the required secrets (ci/minimal-values.yaml)', () => {
+    const defaults = mergedValues([]);
+    const minimal = mergedValues(['ci/minimal-values.yaml']);
+    expect({ ...minimal, secrets: null }).toEqual({ ...defaults, secrets: null });
+    const [given, unset] = [minimal.secrets, defaults.secrets] as Array<Record<string, string>>;
+    expect(Object.keys(given ?? {}).filter((k) => given?.[k] !== unset?.[k]).sort()).toEqual(['DATABASE_URL', 'AMQP_URL', 'OPERATOR_TOKEN', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY'].sort());
+  });
+
   it.each(VALUE_FILES)('renders %s into valid objects from values its schema accepts', (file) => {
     const values = mergedValues([file]);
     expect(validateValues(values) ? [] : validateValues.errors).toEqual([]);
@@ -49,9 +65,11 @@ describe('Helm chart', () => {
     expect(validateObjects(objects)).toEqual([]);
   });
 
-  it.each(VALUE_FILES)('%s: each service has probes, limits and a grace period above its shutdown deadline', (file) => {
+  it.each(VALUE_FILES)('%s: each service has its arguments, probes, limits and a preStop sleep', (file) => {
     const deployments = ofKind(renderChart([file]).map((r) => r.object), 'Deployment');
-    expect(deployments.map((d) => podSpec(d).containers[0]?.command)).toEqual([
+    // args, not command: the image's ENTRYPOINT (tini) stays (image-entrypoint.test.ts).
+    expect(deployments.map((d) => podSpec(d).containers[0]?.command)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(deployments.map((d) => podSpec(d).containers[0]?.args)).toEqual([
       ['node', 'services/api/dist/main.js'],
       ['node', 'services/checker/dist/main.js'],
       ['node', 'services/webhook-dispatcher/dist/main.js'],
@@ -65,9 +83,8 @@ describe('Helm chart', () => {
       expect(container?.resources?.requests).toBeDefined();
       expect(container?.resources?.limits).toBeDefined();
       expect(spec.securityContext?.runAsNonRoot).toBe(true);
-      const preStop = Number(container?.lifecycle?.preStop?.exec?.command[1]);
-      expect(preStop).toBeGreaterThan(0);
-      expect(spec.terminationGracePeriodSeconds).toBeGreaterThan(preStop + SHUTDOWN_DEADLINE_SECONDS);
+      // The grace period that follows from it: shutdown-grace.test.ts.
+      expect(Number(container?.lifecycle?.preStop?.exec?.command[1])).toBeGreaterThan(0);
     }
   });
 
@@ -78,7 +95,8 @@ describe('Helm chart', () => {
     expect(job?.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(secret?.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(Number(secret?.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(Number(job?.metadata.annotations?.['helm.sh/hook-weight']));
-    expect(podSpec(job as K8sObject).containers[0]?.command).toEqual(['cdctl', 'migrate']);
+    expect(podSpec(job as K8sObject).containers[0]?.command).toBeUndefined();
+    expect(podSpec(job as K8sObject).containers[0]?.args).toEqual(['cdctl', 'migrate']);
     expect(Buffer.from(secret?.data?.DATABASE_URL ?? '', 'base64').toString()).toMatch(/^postgres:\/\//);
   });
 
@@ -102,6 +120,46 @@ describe('Helm chart', () => {
     expect(ofKind(objects, 'NetworkPolicy')).toHaveLength(4);
   });
 
+  it('autoscales api and edge-proxy by default, leaving their replica counts to the autoscalers', () => {
+    const objects = renderChart(['ci/minimal-values.yaml']).map((r) => r.object);
+    const hpas = ofKind(objects, 'HorizontalPodAutoscaler').map((h) => h.spec as { minReplicas: number; maxReplicas: number; scaleTargetRef: { name: string } });
+    expect(hpas.map((h) => [h.scaleTargetRef.name, h.minReplicas, h.maxReplicas])).toEqual([
+      ['release-custom-domain-service-api', 2, 10],
+      ['release-custom-domain-service-edge-proxy', 2, 20],
+    ]);
+    expect(ofKind(objects, 'Deployment').map((d) => [d.metadata.name, replicasOf(d)])).toEqual([
+      ['release-custom-domain-service-api', undefined],
+      ['release-custom-domain-service-checker', 1],
+      ['release-custom-domain-service-webhook-dispatcher', 1],
+      ['release-custom-domain-service-edge-proxy', undefined],
+    ]);
+    // Turned off, the replicas values apply.
+    const fixed = renderChart(['ci/all-variables-values.yaml']).map((r) => r.object);
+    expect(ofKind(fixed, 'HorizontalPodAutoscaler')).toEqual([]);
+    expect(ofKind(fixed, 'Deployment').map(replicasOf)).toEqual([3, 2, 2, 4]);
+  });
+
+  it('alerts on a component being down only for the enabled components', () => {
+    const all = alertRules(renderChart(['ci/existing-secret-values.yaml']).map((r) => r.object));
+    const down = (rules: AlertRule[]) => rules.filter((r) => r.alert === 'CdsServiceDown').map((r) => r.expr);
+    expect(down(all)).toEqual([
+      'absent(process_start_time_seconds{job="api"}) or absent(process_start_time_seconds{job="checker"}) or ' +
+        'absent(process_start_time_seconds{job="webhook-dispatcher"}) or absent(process_start_time_seconds{job="edge-proxy"})',
+    ]);
+    const withoutChecker = alertRules(renderChart(['ci/existing-secret-values.yaml', writeValues('checker:\n  enabled: false\n')]).map((r) => r.object));
+    expect(down(withoutChecker)).toEqual([
+      'absent(process_start_time_seconds{job="api"}) or absent(process_start_time_seconds{job="webhook-dispatcher"}) or absent(process_start_time_seconds{job="edge-proxy"})',
+    ]);
+    // The other rules are the same, in the same order.
+    const others = (rules: AlertRule[]) => rules.filter((r) => r.alert !== 'CdsServiceDown');
+    expect(others(withoutChecker)).toEqual(others(all));
+    expect(others(all).length).toBeGreaterThan(10);
+    const none = writeValues(['api', 'checker', 'webhookDispatcher', 'edgeProxy'].map((c) => `${c}:\n  enabled: false\n`).join(''));
+    const noneRules = alertRules(renderChart(['ci/existing-secret-values.yaml', none]).map((r) => r.object));
+    expect(down(noneRules)).toEqual([]);
+    expect(noneRules).toEqual(others(all));
+  });
+
   it('keeps ServiceMonitors and alert rules off by default and ships one dashboard ConfigMap per service', () => {
     const objects = renderChart(['ci/minimal-values.yaml']).map((r) => r.object);
     expect(ofKind(objects, 'ServiceMonitor')).toEqual([]);
@@ -115,15 +173,17 @@ describe('Helm chart', () => {
     expect(validateValues(mergedValues([writeValues('config:\n  LOG_LEVL: debug\n')]))).toBe(false);
     expect(validateValues(mergedValues([writeValues('secrets:\n  OPERATOR_TOKN: x\n')]))).toBe(false);
     expect(validateValues(mergedValues([writeValues('apii:\n  replicas: 2\n')]))).toBe(false);
+    // The shutdown deadline is fixed in code, not a value.
+    expect(validateValues(mergedValues([writeValues('shutdown:\n  deadlineSeconds: 40\n')]))).toBe(false);
     expect(validateValues(mergedValues([writeValues('config:\n  LOG_LEVEL: debug\n')]))).toBe(true);
   });
 
   it('fails on output that is not YAML and flags objects the API server would refuse', () => {
     const notYaml = writeValues('image:\n  pullPolicy: "[Always"\n');
     expect(() => renderChart(['ci/minimal-values.yaml', notYaml])).toThrow(/deployments\.yaml: document \d+ is not valid YAML/);
-    const badReplicas = writeValues('api:\n  replicas: two\n');
+    const badReplicas = writeValues('checker:\n  replicas: two\n');
     const objects = renderChart(['ci/minimal-values.yaml', badReplicas]).map((r) => r.object);
-    expect(validateObjects(objects)).toEqual([expect.stringContaining('Deployment release-custom-domain-service-api: data/spec/replicas must be integer')]);
+    expect(validateObjects(objects)).toEqual([expect.stringContaining('Deployment release-custom-domain-service-checker: data/spec/replicas must be integer')]);
   });
 });
 
@@ -134,11 +194,23 @@ describe('kustomize tree', () => {
     expect(validateObjects(objects)).toEqual([]);
   });
 
-  it('prod autoscales api and edge and carries the monitoring objects; dev generates its own Secret', () => {
+  it('prod autoscales api and edge with more room and carries the monitoring objects; dev runs one replica each and generates its own Secret', () => {
     const prod = kustomize('k8s/overlays/prod');
-    expect(ofKind(prod, 'HorizontalPodAutoscaler').map((h) => h.metadata.name).sort()).toEqual(['cds-api', 'cds-edge-proxy']);
+    const hpas = ofKind(prod, 'HorizontalPodAutoscaler').map((h) => h.spec as { minReplicas: number; maxReplicas: number; scaleTargetRef: { name: string } });
+    expect(hpas.map((h) => [h.scaleTargetRef.name, h.minReplicas, h.maxReplicas])).toEqual([
+      ['cds-api', 3, 12],
+      ['cds-edge-proxy', 3, 30],
+    ]);
+    expect(ofKind(prod, 'Deployment').map((d) => [d.metadata.name, replicasOf(d)])).toEqual([
+      ['cds-api', undefined],
+      ['cds-checker', 1],
+      ['cds-edge-proxy', undefined],
+      ['cds-webhook-dispatcher', 1],
+    ]);
     expect(ofKind(prod, 'ServiceMonitor')).toHaveLength(4);
     const dev = kustomize('k8s/overlays/dev');
+    expect(ofKind(dev, 'HorizontalPodAutoscaler')).toEqual([]);
+    expect(ofKind(dev, 'Deployment').map(replicasOf)).toEqual([1, 1, 1, 1]);
     expect(ofKind(dev, 'Secret').map((s) => s.metadata.name)).toEqual(['cds-secrets']);
     expect(ofKind(dev, 'ServiceMonitor')).toEqual([]);
   });

@@ -121,7 +121,7 @@ describe('metric names in dashboards and alert rules', () => {
     expect(metricNames('absent(up{job="a"}) or max(b) / sum(increase(c_total[10m]))')).toEqual(['up', 'b', 'c_total']);
   });
 
-  // The checker and the dispatcher run in this process: their series exist before a first check or delivery.
+  // The checker, the dispatcher and the edge's cache consumer run in this process: their series exist before a first check, delivery or message.
   it.each([
     'cds_checks_total{check="certificate",result="failing"} 0',
     'cds_check_duration_seconds_count{check="origin"} 0',
@@ -132,6 +132,9 @@ describe('metric names in dashboards and alert rules', () => {
     'cds_consumer_lag_seconds_count{consumer="webhook-dispatcher"} 0',
     'cds_webhook_deliveries_total{state="abandoned"} 0',
     'cds_webhook_delivery_duration_seconds_count{state="delivered"} 0',
+    'cds_messages_consumed_total{consumer="edge-cache",outcome="ack"} 0',
+    'cds_messages_consumed_total{consumer="edge-cache",outcome="dead_letter"} 0',
+    'cds_consumer_lag_seconds_count{consumer="edge-cache"} 0',
   ])('shows %s before any work', (series) => {
     expect(text.split('\n')).toContain(series);
   });

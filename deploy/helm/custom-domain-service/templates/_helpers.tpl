@@ -36,6 +36,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- .Values.secrets.existingSecret | default (include "cds.fullname" .) -}}
 {{- end -}}
 
+{{/*
+Seconds the services give their shutdown steps after SIGTERM: fixed in code
+(libs/http SHUTDOWN_DEADLINE_MS), so not a value. test/integration/k8s holds
+every Deployment's grace period to it.
+*/}}
+{{- define "cds.shutdownDeadlineSeconds" -}}
+25
+{{- end -}}
+
 {{/* The four services: name, values key and entry point inside the image. */}}
 {{- define "cds.components" -}}
 components:
