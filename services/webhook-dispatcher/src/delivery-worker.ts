@@ -6,9 +6,10 @@
 // due again when they run out. A restart loses nothing.
 import { randomUUID } from 'node:crypto';
 import { decryptSecret, GroupCommit, retryDelayAfter, type DeliveryState } from '@cds/core';
-import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
+import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
 import type { MessagingLogger } from '@cds/messaging';
 import { countAttempt } from './dispatcher-metrics';
+import type { FanOutLease, FanOutResult } from './fan-out';
 import { sendDelivery, type AttemptOutcome, type SendOptions } from './send-delivery';
 
 /** Beyond the attempt timeouts: time to write the outcome before the lease may be taken over. */
@@ -133,7 +134,7 @@ export class DeliveryWorker {
 
   /** Leases due deliveries until the slots and the waiting line are full, or none is due. */
   private async claim(): Promise<void> {
-    const { store, concurrency, send } = this.opts;
+    const { store, concurrency } = this.opts;
     while (!this.stopped) {
       // Lease ahead only once the waiting line is down to half, then in one batch.
       if (this.ready.length > concurrency / 2) return;
@@ -141,7 +142,7 @@ export class DeliveryWorker {
       if (room <= 0) return;
       const now = this.opts.now();
       const leaseId = randomUUID();
-      const leaseUntil = new Date(now.getTime() + 2 * send.timeoutMs + LEASE_MARGIN_MS);
+      const leaseUntil = this.leaseEnd(now);
       const claimed = await store.run((r) => r.webhookDeliveries.claimDue(now, room, leaseId, leaseUntil));
       if (claimed.length === 0) return;
       this.ready.push(...(await this.withTargets(claimed, leaseId, now)));
@@ -150,12 +151,33 @@ export class DeliveryWorker {
     }
   }
 
+  /** A lease for new deliveries the fan-out writes: how many this worker can take now, and until when it holds them. */
+  leaseForNew(): FanOutLease {
+    const now = this.opts.now();
+    return { leaseId: randomUUID(), leaseUntil: this.leaseEnd(now), room: this.stopped ? 0 : Math.max(0, 2 * this.opts.concurrency - this.inFlight.size - this.ready.length) };
+  }
+
+  /** Deliveries the fan-out wrote leased to this worker: sent without being read back. */
+  adopt(leaseId: string, leased: FanOutResult['leased']): void {
+    if (leased.deliveries.length === 0) return;
+    this.ready.push(...this.targeted(leased.deliveries, leaseId, leased.subscriptions, leased.secrets));
+    this.startReady();
+  }
+
+  private leaseEnd(now: Date): Date {
+    return new Date(now.getTime() + 2 * this.opts.send.timeoutMs + LEASE_MARGIN_MS);
+  }
+
   private async withTargets(deliveries: WebhookDeliveryRow[], leaseId: string, now: Date): Promise<Leased[]> {
     const ids = [...new Set(deliveries.map((d) => d.subscriptionId))];
     const [subscriptions, secrets] = await this.opts.store.run(async (r) => [
       await r.webhookSubscriptions.findMany(ids),
       await r.webhookSubscriptions.signingSecrets(ids, now),
     ] as const);
+    return this.targeted(deliveries, leaseId, subscriptions, secrets);
+  }
+
+  private targeted(deliveries: WebhookDeliveryRow[], leaseId: string, subscriptions: WebhookSubscriptionRow[], secrets: WebhookSecretRow[]): Leased[] {
     const bySubscription = new Map<string, string[]>();
     for (const secret of secrets) {
       const list = bySubscription.get(secret.subscriptionId) ?? [];

@@ -55,7 +55,13 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
     logger,
     now,
   });
-  const fanOut = new GroupCommit((events: EventEmittedPayload[]) => fanOutEvents(store, events, now()), PREFETCH);
+  // New deliveries are written leased to this worker, as many as it has room for, and sent at once.
+  const fanOut = new GroupCommit(async (events: EventEmittedPayload[]) => {
+    const lease = worker.leaseForNew();
+    const result = await fanOutEvents(store, events, now(), lease);
+    worker.adopt(lease.leaseId, result.leased);
+    return result.created;
+  }, PREFETCH);
   const subscription = await bus.subscribe({
     queue: DISPATCHER_QUEUE,
     routingKeys: ['event.emitted'],

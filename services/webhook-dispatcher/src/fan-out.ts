@@ -1,4 +1,4 @@
-import { pendingDelivery, type DataStore, type WebhookDeliveryRow } from '@cds/data';
+import { pendingDelivery, type DataStore, type WebhookDeliveryRow, type WebhookSecretRow, type WebhookSubscriptionRow } from '@cds/data';
 import type { EventEmittedPayload } from '@cds/messaging';
 
 /** The webhook body: the event as the contract writes it (`created_at` as the message carries it, `+00:00`). */
@@ -6,25 +6,56 @@ function eventBody(event: EventEmittedPayload): string {
   return JSON.stringify({ id: event.event_id.toLowerCase(), type: event.type, created_at: event.created_at, data: { domain: event.data.domain } });
 }
 
+/** A lease to write on new deliveries, so that this dispatcher sends them at once (DeliveryWorker.adopt). */
+export interface FanOutLease {
+  leaseId: string;
+  leaseUntil: Date;
+  /** How many of the new deliveries may be leased (the worker's free room); the others are due now for any dispatcher. */
+  room: number;
+}
+
+export interface FanOutResult {
+  /** Per event, how many deliveries it created. */
+  created: number[];
+  /** The new deliveries leased to `lease`, with their subscriptions and signing secrets. */
+  leased: { deliveries: WebhookDeliveryRow[]; subscriptions: WebhookSubscriptionRow[]; secrets: WebhookSecretRow[] };
+}
+
 /**
- * One pending delivery, due now, per active subscription of each event's
- * application that wants its type, all in one transaction. Idempotent: an
- * event fanned out before creates nothing again. Returns, per event, how many
- * deliveries it created.
+ * One pending delivery per active subscription of each event's application
+ * that wants its type, all in one transaction. Idempotent: an event fanned
+ * out before creates nothing again. Up to `lease.room` of the new deliveries
+ * are written leased to the caller, who sends them without reading them back
+ * (it read their subscriptions and secrets here); the rest are due now.
  */
-export async function fanOutEvents(store: DataStore, events: EventEmittedPayload[], now: Date): Promise<number[]> {
+export async function fanOutEvents(store: DataStore, events: EventEmittedPayload[], now: Date, lease: FanOutLease): Promise<FanOutResult> {
   const applicationIds = [...new Set(events.map((e) => e.application_id.toLowerCase()))];
   return store.transaction(async (r) => {
     const subscriptions = await r.webhookSubscriptions.activeForFanOut(applicationIds);
+    let room = lease.room;
     const perEvent = events.map((event) => {
       const payload = eventBody(event);
       const eventId = event.event_id.toLowerCase();
       const applicationId = event.application_id.toLowerCase();
       return subscriptions
         .filter((s) => s.applicationId === applicationId && s.events.includes(event.type))
-        .map((s): WebhookDeliveryRow => pendingDelivery({ applicationId: s.applicationId, subscriptionId: s.id, eventId, eventType: event.type, payload, replayOf: null }, now));
+        .map((s): WebhookDeliveryRow => {
+          const row = pendingDelivery({ applicationId: s.applicationId, subscriptionId: s.id, eventId, eventType: event.type, payload, replayOf: null }, now);
+          if (room <= 0) return row;
+          room -= 1;
+          return { ...row, leaseId: lease.leaseId, nextAttemptAt: lease.leaseUntil };
+        });
     });
     const inserted = new Set(await r.webhookDeliveries.insertMany(perEvent.flat()));
-    return perEvent.map((rows) => rows.filter((row) => inserted.has(row.id)).length);
+    const deliveries = perEvent.flat().filter((row) => row.leaseId !== null && inserted.has(row.id));
+    const leasedSubscriptions = [...new Set(deliveries.map((d) => d.subscriptionId))];
+    return {
+      created: perEvent.map((rows) => rows.filter((row) => inserted.has(row.id)).length),
+      leased: {
+        deliveries,
+        subscriptions: subscriptions.filter((s) => leasedSubscriptions.includes(s.id)),
+        secrets: await r.webhookSubscriptions.signingSecrets(leasedSubscriptions, now),
+      },
+    };
   });
 }
