@@ -22,8 +22,14 @@ log "domains: $domains, concurrency: $concurrency, load average before: $load_av
 log "reference (bare DNS loop): ${reference_ms} ms"
 log "checker (all ownership + routing passing): ${checker_ms} ms"
 log "ratio reference/checker: $ratio (target >= $TARGET_RATIO): $verdict"
+ref_cpu=$(field reference_cpu_ms); checker_cpu=$(field checker_cpu_ms); db_cpu=$(field checker_database_cpu_ms)
+ref_dns_cpu=$(field reference_dns_server_cpu_ms); checker_dns_cpu=$(field checker_dns_server_cpu_ms)
+log "CPU ms, reference: bench process $ref_cpu, DNS server $ref_dns_cpu"
+log "CPU ms, checker:   bench process $checker_cpu, DNS server $checker_dns_cpu, PostgreSQL $db_cpu"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
 if [ "${BENCH_DOCS:-1}" != "0" ]; then
-  row="| $(date -u +%Y-%m-%dT%H:%MZ) | $domains | $concurrency | $reference_ms | $checker_ms | $ratio | $verdict | $load_avg |"
+  row="| $(date -u +%Y-%m-%dT%H:%MZ) | $commit | $domains | $concurrency | $reference_ms | $checker_ms | $ratio | $verdict | $load_avg | $ref_cpu / $ref_dns_cpu | $checker_cpu / $checker_dns_cpu / $db_cpu |"
   node -e '
     const fs = require("fs"); const [file, row] = process.argv.slice(1);
     const text = fs.readFileSync(file, "utf8"); const marker = "<!-- bench-checker rows -->";
