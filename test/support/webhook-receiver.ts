@@ -123,3 +123,106 @@ export async function startReceiver(ca: TestCa, host = '127.0.0.1', port = 0): P
     },
   };
 }
+
+/** How one slowly streamed answer ended, seen from the receiver. */
+export interface SlowAnswer {
+  /** Body bytes the connection took (writes whose callback reported success) before it closed or stalled. */
+  bytesTaken: number;
+  /** `closed`: the client closed the connection; `stalled`: a write was not taken for `stallMs`; `ended`: the whole body went out. */
+  end: 'closed' | 'stalled' | 'ended';
+  /** From the status line to the end. */
+  ms: number;
+}
+
+export interface SlowBodyOptions {
+  /** The body's announced and full size (Content-Length). */
+  totalBytes: number;
+  /** Written one at a time… */
+  chunkBytes: number;
+  /** …every `intervalMs`, the next only once the previous one was taken. */
+  intervalMs: number;
+  /** A write not taken for this long ends the answer as `stalled` (the client stopped reading without closing). */
+  stallMs: number;
+}
+
+export interface SlowBodyReceiver {
+  url(path?: string): string;
+  requests: ReceivedRequest[];
+  /** One per request, once its answer ended. */
+  answers: SlowAnswer[];
+  close(): Promise<void>;
+}
+
+/**
+ * A receiver that answers every POST with 200 and a large body sent slowly,
+ * and counts how much of it the client's connection took before the client
+ * closed it. At this pace a reading client takes each chunk as it comes, so
+ * the count is what the client read plus what sat in the socket buffers.
+ */
+export async function startSlowBodyReceiver(ca: TestCa, opts: SlowBodyOptions, host = '127.0.0.1'): Promise<SlowBodyReceiver> {
+  const requests: ReceivedRequest[] = [];
+  const answers: SlowAnswer[] = [];
+  const open = new Set<ServerResponse>();
+  const chunk = Buffer.alloc(opts.chunkBytes, 'y');
+
+  const stream = (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(opts.totalBytes) });
+    const started = Date.now();
+    let sent = 0;
+    let taken = 0;
+    let waitingSince: number | null = null;
+    let finished = false;
+    const finish = (end: SlowAnswer['end']) => {
+      if (finished) return;
+      finished = true;
+      clearInterval(timer);
+      answers.push({ bytesTaken: taken, end, ms: Date.now() - started });
+      if (end !== 'ended') res.destroy();
+    };
+    res.on('close', () => finish(sent === opts.totalBytes && taken === sent ? 'ended' : 'closed'));
+    const timer = setInterval(() => {
+      if (res.destroyed) return finish('closed');
+      if (waitingSince !== null) {
+        if (Date.now() - waitingSince >= opts.stallMs) finish('stalled');
+        return;
+      }
+      if (sent === opts.totalBytes) return;
+      const piece = chunk.subarray(0, Math.min(chunk.length, opts.totalBytes - sent));
+      sent += piece.length;
+      waitingSince = Date.now();
+      res.write(piece, (err) => {
+        if (err) return;
+        taken += piece.length;
+        waitingSince = null;
+        if (taken === opts.totalBytes) res.end();
+      });
+    }, opts.intervalMs);
+  };
+
+  const server = https.createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      requests.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      stream(res);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    requests,
+    answers,
+    url: (path = '/hook') => `https://${host}:${bound}${path}`,
+    close: async () => {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

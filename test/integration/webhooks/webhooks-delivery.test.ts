@@ -2,16 +2,28 @@
 // (the stripe package) accepts, rotation overlap, retries on the configured
 // schedule, abandonment, redirects, replays, revocation and idempotent fan-out.
 import { createHmac, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
 import { expectError } from '../../support/api-harness';
-import type { ReceivedRequest } from '../../support/webhook-receiver';
+import { startSlowBodyReceiver, type ReceivedRequest } from '../../support/webhook-receiver';
 import { startWebhookStack, until, type WebhookStack } from './webhook-stack';
 
 jest.setTimeout(90_000);
 
 const stripe = new Stripe('sk_test_unused');
 const TOLERANCE_S = 300;
+const KIB = 1024;
+
+/** The default size of a TCP socket's receive or send buffer (`tcp_rmem`/`tcp_wmem`, middle value); `fallback` where /proc does not say. */
+function defaultSocketBuffer(kind: 'rmem' | 'wmem', fallback: number): number {
+  try {
+    const value = Number(readFileSync(`/proc/sys/net/ipv4/tcp_${kind}`, 'utf8').trim().split(/\s+/)[1]);
+    return Number.isFinite(value) && value > 0 ? value : fallback;
+  } catch {
+    return fallback;
+  }
+}
 
 let stack: WebhookStack;
 let app: { slug: string; key: string; id: string };
@@ -141,6 +153,44 @@ describe('a delivery', () => {
     await until('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
     expect(Date.now() - started).toBeLessThan(3000); // well before WEBHOOK_TIMEOUT
     expect((await deliveries(sub))[0]).toMatchObject({ attempts: 1, last_status_code: 200 });
+  });
+
+  it('reads at most 64 KiB of the answer: of a 16 MiB 2xx body streamed slowly, the connection takes ~64 KiB, then is closed', async () => {
+    const totalBytes = 16 * 1024 * KIB;
+    // 4 KiB every 5 ms (about 800 KB/s): a client that kept reading would take
+    // some 2.4 MB before WEBHOOK_TIMEOUT (3 s), the whole body in about 20 s.
+    const slow = await startSlowBodyReceiver(stack.ca, { totalBytes, chunkBytes: 4 * KIB, intervalMs: 5, stallMs: 1000 });
+    try {
+      // The slow receiver has the stack's CA and listens on another port.
+      const created = await stack.api.request('POST', '/v1/webhooks', { token: app.key, body: { url: slow.url('/slow-body'), events: ['domain.ready'] } });
+      expect(created.status).toBe(201);
+      await stack.emit(app.id, 'domain.ready');
+      const [answer] = await until('the slow answer to end', () => slow.answers.length >= 1 && slow.answers, 15_000);
+      const [record] = await until('delivered', async () => {
+        const list = await deliveries(created.body);
+        return list[0]?.state === 'delivered' && list;
+      });
+      expect(record).toMatchObject({ attempts: 1, last_status_code: 200, last_error: null });
+      expect(slow.requests).toHaveLength(1);
+
+      // What the connection took = what the dispatcher read + what sat unread in
+      // the two socket buffers when it closed. The dispatcher reads at most
+      // 64 KiB, give or take the chunk that crosses the limit (a TLS record
+      // carries at most 16 KiB); the buffers hold at most their default sizes,
+      // since a reader that keeps up at this pace never lets them grow
+      // (receive buffer of the dispatcher's socket: tcp_rmem; send buffer of
+      // the receiver's: tcp_wmem). On Linux defaults: 64 + 16 + 128 + 16 = 224 KiB.
+      const bound = 64 * KIB + 16 * KIB + defaultSocketBuffer('rmem', 128 * KIB) + defaultSocketBuffer('wmem', 16 * KIB);
+      console.log(`slow 2xx body: ${answer?.bytesTaken} of ${totalBytes} bytes taken before the connection ${answer?.end} after ${answer?.ms} ms (bound ${bound})`);
+      // Closed by the dispatcher once it had its 64 KiB, long before WEBHOOK_TIMEOUT (3 s) and before the body ended.
+      expect(answer?.end).toBe('closed');
+      expect(answer?.ms).toBeLessThan(2000);
+      expect(answer?.bytesTaken).toBeGreaterThanOrEqual(64 * KIB);
+      expect(answer?.bytesTaken).toBeLessThanOrEqual(bound);
+      expect(bound).toBeLessThan(totalBytes / 32);
+    } finally {
+      await slow.close();
+    }
   });
 });
 

@@ -1,6 +1,8 @@
 // The receiver example of docs/webhooks.md, taken from the page as written,
-// serves the webhook URL of a real subscription: it must accept the
-// service's deliveries (before and after a rotation) and refuse forgeries.
+// is type-checked as a receiver's project would compile it (strict, Node's
+// types, express's own types) and then serves the webhook URL of a real
+// subscription: it must accept the service's deliveries (before and after a
+// rotation) and refuse forgeries.
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -12,7 +14,10 @@ import { startWebhookStack, until, type WebhookStack } from './webhook-stack';
 
 jest.setTimeout(60_000);
 
-const DOC = join(__dirname, '../../../docs/webhooks.md');
+const ROOT = join(__dirname, '../../..');
+const DOC = join(ROOT, 'docs/webhooks.md');
+/** Where the example is compiled as if it were a file: module resolution starts here (the repository's node_modules). */
+const EXAMPLE_FILE = join(ROOT, 'docs/webhooks-example.ts');
 
 interface WebhookEvent {
   id: string;
@@ -26,11 +31,58 @@ interface Example {
   webhookRouter(secrets: () => string[], onEvent: (event: WebhookEvent) => Promise<void>): express.Router;
 }
 
-/** The page's one TypeScript code block, compiled and loaded as a module. */
-function loadExample(): Example {
+/** The page's one TypeScript code block. */
+function exampleSource(): string {
   const blocks = [...readFileSync(DOC, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
   expect(blocks).toHaveLength(1);
-  const output = ts.transpileModule(blocks[0] as string, {
+  return blocks[0] as string;
+}
+
+/**
+ * Type-checks `source` as one module of a project with this repository's
+ * compiler options (tsconfig.base.json: strict, noUncheckedIndexedAccess, …;
+ * noImplicitAny and strict stated again so that no later change of that file
+ * loosens this check) and Node's types. Imports resolve from the
+ * repository's node_modules, so `express` is checked against @types/express.
+ * Returns every diagnostic, formatted.
+ */
+function typeCheck(source: string): string[] {
+  const { config, error } = ts.readConfigFile(join(ROOT, 'tsconfig.base.json'), (path) => ts.sys.readFile(path));
+  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    strict: true,
+    noImplicitAny: true,
+    types: ['node'],
+    noEmit: true,
+    composite: false,
+    declaration: false,
+    declarationMap: false,
+    sourceMap: false,
+  };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersion, ...rest) =>
+    fileName === EXAMPLE_FILE ? ts.createSourceFile(fileName, source, languageVersion, true) : getSourceFile(fileName, languageVersion, ...rest);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (fileName) => fileName === EXAMPLE_FILE || fileExists(fileName);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (fileName) => (fileName === EXAMPLE_FILE ? source : readFile(fileName));
+  const program = ts.createProgram({ rootNames: [EXAMPLE_FILE], options, host });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+    if (!d.file || d.start === undefined) return `TS${d.code}: ${text}`;
+    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+    return `${d.file.fileName}:${line + 1}:${character + 1} TS${d.code}: ${text}`;
+  });
+}
+
+/** The page's one TypeScript code block, type-checked, compiled and loaded as a module. */
+function loadExample(): Example {
+  const source = exampleSource();
+  expect(typeCheck(source)).toEqual([]);
+  const output = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     reportDiagnostics: true,
   });
@@ -113,4 +165,18 @@ it('checks the timestamp and every v1 as the page says', () => {
   expect(() => example.verifyWebhook(Buffer.from(body.toString().replace('e1', 'e2')), header, ['whsec_new'], t)).toThrow(/no valid signature/);
   expect(() => example.verifyWebhook(body, `v1=${sign('whsec_new')}`, ['whsec_new'], t)).toThrow(/timestamp/);
   expect(() => example.verifyWebhook(body, `t=${t},v1=zz`, ['whsec_new'], t)).toThrow(/no valid signature/);
+});
+
+it('type-checks the example strictly: the check finds type errors a receiver\'s compiler would report', () => {
+  const source = exampleSource();
+  // Each added line is wrong only under the options or with the types the example is held to.
+  const codes = (extra: string) => typeCheck(`${source}\n${extra}\n`).map((d) => d.replace(/^.*? (TS\d+):.*$/s, '$1'));
+  // noImplicitAny: a parameter without a type.
+  expect(codes('export const echo = (value) => value;')).toEqual(['TS7006']);
+  // strictNullChecks, with Node's types: an environment variable may be undefined.
+  expect(codes('export const home: string = process.env.HOME;')).toEqual(['TS2322']);
+  // noUncheckedIndexedAccess: an element of an array may be missing.
+  expect(codes('export const first = (parts: string[]): string => parts[0];')).toEqual(['TS2322']);
+  // express's types: a router has no `send`.
+  expect(codes('export const wrong = (r: express.Router) => r.send;')).toEqual(['TS2339']);
 });

@@ -2,67 +2,20 @@
 // over the test database and RabbitMQ) is killed with SIGKILL while 1,000 events
 // are being delivered, then started again. Every event must reach the receiver
 // at least once, none may be abandoned; the duplicates the crash caused are reported.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import { outboxSource } from '@cds/data';
 import { connectAmqpBus, startOutboxRelay, type AmqpBus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
-import { freePort } from '../../support/free-port';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
+import { BUILD_WAIT_MS, dispatcherEnv, kill9, startDispatcherProcess, stop, waitForDispatcherBuild, type DispatcherProcess } from './dispatcher-process';
 import { until } from './webhook-stack';
 
 jest.setTimeout(240_000);
 
-const MAIN = join(__dirname, '../../../services/webhook-dispatcher/dist/main.js');
 const EVENTS = 1000;
 const KILL_AFTER = 300;
-const BUILD_WAIT_MS = 120_000;
-
-interface DispatcherProcess {
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function startDispatcherProcess(env: Record<string, string>): Promise<DispatcherProcess> {
-  const metricsPort = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...env, METRICS_PORT: String(metricsPort), BIND_ADDRESS: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await until('the dispatcher to be ready', async () => {
-    if (child.exitCode !== null) throw new Error(`dispatcher exited with ${child.exitCode}:\n${output}`);
-    try {
-      return (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200;
-    } catch {
-      return false;
-    }
-  }, 30_000);
-  return { child, output: () => output };
-}
-
-async function kill9(proc: DispatcherProcess): Promise<void> {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
-  proc.child.kill('SIGKILL');
-  await exited;
-}
-
-async function stop(proc: DispatcherProcess): Promise<void> {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
-  proc.child.kill('SIGTERM');
-  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 let db: TestDatabase;
 let api: TestApi;
@@ -74,11 +27,7 @@ let relay: OutboxRelay;
 const processes: DispatcherProcess[] = [];
 
 beforeAll(async () => {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(MAIN)) {
-    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
+  await waitForDispatcherBuild();
   db = await createTestDatabase();
   ca = createTestCa();
   receiver = await startReceiver(ca);
@@ -107,18 +56,12 @@ it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the
   const sub = await api.request('POST', '/v1/webhooks', { token: key, body: { url: receiver.url('/fault'), events: ['domain.ready'] } });
   expect(sub.status).toBe(201);
 
-  const env = {
-    DATABASE_URL: db.url,
-    AMQP_URL: vhost.url,
-    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
-    DATA_ENCRYPTION_KEY: api.config.dataEncryptionKey.toString('base64'),
-    ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+  const env = dispatcherEnv(db.url, vhost.url, api.config.dataEncryptionKey, {
     WEBHOOK_CA_BUNDLE: ca.caFile,
     WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
     WEBHOOK_TIMEOUT: '2s',
     WEBHOOK_RETRY_SCHEDULE: '200ms',
-    LOG_LEVEL: 'warn',
-  };
+  });
   const first = await startDispatcherProcess(env);
   processes.push(first);
 

@@ -1,0 +1,77 @@
+// Split-mode webhook dispatcher processes for tests: `node
+// services/webhook-dispatcher/dist/main.js` with the environment a test gives,
+// ready once its /readyz answers 200; stopped with SIGTERM or SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../support/free-port';
+import { until } from './webhook-stack';
+
+export const DISPATCHER_MAIN = join(__dirname, '../../../services/webhook-dispatcher/dist/main.js');
+export const BUILD_WAIT_MS = 120_000;
+
+export interface DispatcherProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Waits (up to BUILD_WAIT_MS) for the dispatcher's build, which another build may still be writing. */
+export async function waitForDispatcherBuild(): Promise<void> {
+  const deadline = Date.now() + BUILD_WAIT_MS;
+  while (!existsSync(DISPATCHER_MAIN)) {
+    if (Date.now() > deadline) throw new Error(`${DISPATCHER_MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
+    await sleep(1000);
+  }
+}
+
+/** The split-mode environment over a database and a broker; `dataEncryptionKey` must be the API's, so the secrets it sealed open. */
+export function dispatcherEnv(databaseUrl: string, amqpUrl: string, dataEncryptionKey: Buffer, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    AMQP_URL: amqpUrl,
+    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+    DATA_ENCRYPTION_KEY: dataEncryptionKey.toString('base64'),
+    ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+export async function startDispatcherProcess(env: Record<string, string>): Promise<DispatcherProcess> {
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [DISPATCHER_MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env, METRICS_PORT: String(metricsPort), BIND_ADDRESS: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  await until('the dispatcher to be ready', async () => {
+    if (child.exitCode !== null) throw new Error(`dispatcher exited with ${child.exitCode}:\n${output}`);
+    try {
+      return (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200;
+    } catch {
+      return false;
+    }
+  }, 30_000);
+  return { child, output: () => output };
+}
+
+export async function kill9(proc: DispatcherProcess): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+  proc.child.kill('SIGKILL');
+  await exited;
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 15 s. */
+export async function stop(proc: DispatcherProcess): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
