@@ -557,4 +557,6 @@ export interface AcmeChallengesRepository {
   delete(token: string): Promise<void>;
   /** Removes challenges created before `before` (orders that never cleaned up); returns how many. */
   deleteOlderThan(before: Date): Promise<number>;
+  /** Removes challenges whose hostname has no live (undeleted) domain (background clean-up); returns how many. */
+  deleteWithoutLiveDomain(): Promise<number>;
 }

@@ -44,7 +44,7 @@ export interface PipelineOptions {
 }
 
 /** Domains leased ahead of the checks running, in multiples of `concurrency`. */
-const LEASE_AHEAD = 16;
+const LEASE_AHEAD = 2;
 /** While checks run, certificates start one at a time and at least this far apart. */
 const ISSUE_SPACING_MS = 100;
 /** Steps written per transaction at most. */

@@ -140,12 +140,13 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     }
   };
 
-  // Deleted domains' certificates and abandoned ACME challenges go in the background.
+  // Deleted domains' certificates and ACME challenges, and abandoned challenges, go in the background.
   let lastCleanUp = 0;
   const cleanUp = async () => {
     if (Date.now() - lastCleanUp < CLEAN_UP_INTERVAL_MS) return;
     lastCleanUp = Date.now();
     await store.run((r) => r.certificates.deleteOfDeletedDomains());
+    await store.run((r) => r.acmeChallenges.deleteWithoutLiveDomain());
     await store.run((r) => r.acmeChallenges.deleteOlderThan(new Date(now().getTime() - CHALLENGE_MAX_AGE_MS)));
   };
 

@@ -1,16 +1,22 @@
 // End to end with a real ACME server: the API, a checker on RabbitMQ with the
-// outbox relay, the edge's challenge responder, pebble and challtestsrv.
-// register -> records -> ready with a certificate chaining to Pebble's root ->
-// TXT removed -> attention_required -> restored -> ready -> deleted.
+// outbox relay, the real edge (Pebble validates HTTP-01 against its plain-HTTP
+// listener, EDGE_HTTP_PORT, which answers from the database), pebble and
+// challtestsrv. register -> records -> ready with a certificate chaining to
+// Pebble's root, served by the edge -> TXT removed -> attention_required ->
+// restored -> ready -> deleted.
 import { X509Certificate } from 'node:crypto';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { startChecker, type Checker } from '@cds/checker';
 import { outboxSource, type OutboxRow } from '@cds/data';
-import { startChallengeResponder, type ChallengeResponder } from '@cds/edge-proxy';
+import type { Edge } from '@cds/edge-proxy';
 import { connectAmqpBus, silentLogger, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
-import { activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, waitForDomain, type DomainView, type TestOrigin } from './checker-stack';
+import {
+  activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, startTestEdge, waitForDomain, type DomainView, type TestOrigin,
+} from './checker-stack';
 import { startPebble, type TestPebble } from './pebble';
 
 let dns: CheckerDns;
@@ -19,7 +25,8 @@ let api: TestApi;
 let vhost: TestVhost;
 let bus: Bus;
 let relay: OutboxRelay;
-let responder: ChallengeResponder;
+let edge: Edge;
+let edgeOpen = false;
 let checker: Checker;
 let origin: TestOrigin;
 let app: { slug: string; key: string };
@@ -37,7 +44,8 @@ beforeAll(async () => {
   vhost = await createVhost();
   bus = await connectAmqpBus({ url: vhost.url, connectionName: 'checker-e2e' });
   relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 100 });
-  responder = await startChallengeResponder({ store: api.store, port: httpPort, bindAddress: '127.0.0.1' });
+  edge = await startTestEdge(api, httpPort, bus);
+  edgeOpen = true;
   checker = await startChecker({ config: api.config, logger: process.env.CHECKER_DEBUG ? console : silentLogger, store: api.store, bus, pollIntervalMs: 200, afterCommit: () => relay.kick() });
   origin = await startOrigin();
   app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
@@ -46,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await checker?.stop();
-  await responder?.close();
+  if (edgeOpen) await edge.close(1000);
   await relay?.stop();
   await bus?.close();
   if (vhost) await deleteVhost(vhost);
@@ -57,6 +65,20 @@ afterAll(async () => {
 });
 
 const ofDomain = (id: string) => (row: OutboxRow) => (row.payload as { data?: { domain: { id: string } } }).data?.domain.id === id;
+
+/** GET https://<hostname>/ through the edge's HTTPS listener, trusting only `root`. */
+function throughEdge(hostname: string, root: string): Promise<{ status: number; body: string; serial: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port: edge.httpsPort, servername: hostname, headers: { host: hostname }, ca: root, path: '/' }, (res) => {
+      const serial = (res.socket as TLSSocket).getPeerCertificate().serialNumber;
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, serial }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 test('the lifecycle over ACME: a Pebble certificate, then exactly ready, attention_required, recovered, deleted', async () => {
   const { key } = app;
@@ -78,6 +100,9 @@ test('the lifecycle over ACME: a Pebble certificate, then exactly ready, attenti
   for (let i = 0; i + 1 < chain.length; i++) expect((chain[i] as X509Certificate).verify((chain[i + 1] as X509Certificate).publicKey)).toBe(true);
   expect((chain[chain.length - 1] as X509Certificate).verify(root.publicKey)).toBe(true);
   expect(await api.store.run(async (r) => (await r.settings.get('acme_account_key_sealed'))?.includes('PRIVATE KEY'))).toBe(false);
+  // The edge serves that certificate for the hostname and forwards to the origin.
+  const served = await throughEdge(domain.hostname, root.toString());
+  expect(served).toEqual({ status: 200, body: 'origin', serial: leaf.serialNumber });
 
   const txt = domain.dns_records.find((r) => r.type === 'TXT');
   await dns.clearTxt(txt?.name ?? '');
@@ -112,7 +137,8 @@ test('caa_forbids_issuance: a CAA record that allows no CA stops the order', asy
 });
 
 test('certificate_issuance_failed: validation fails while no edge answers, and orders stop after 5 failures in the hour', async () => {
-  await responder.close();
+  await edge.close(1000);
+  edgeOpen = false;
   const domain = await registerDomain(api, app.key, `shop.acme-fail-${process.pid}.com`);
   await publishRecords(dns, domain);
   const failed = await waitForDomain(api, app.key, domain.id, (d) => check(d, 'certificate').status === 'failing', 30_000);

@@ -2,6 +2,7 @@
 import { startChallengeResponder, type ChallengeResponder } from '@cds/edge-proxy';
 import { createDataStore, type DataStore } from '@cds/data';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
 
 let db: TestDatabase;
 let store: DataStore;
@@ -41,4 +42,34 @@ test('challenges older than the cut-off are removed', async () => {
   expect(await store.run((r) => r.acmeChallenges.deleteOlderThan(new Date(Date.now() - 3600_000)))).toBe(1);
   expect((await get('/.well-known/acme-challenge/old')).status).toBe(404);
   expect((await get('/.well-known/acme-challenge/new')).status).toBe(200);
+});
+
+test('challenges whose hostname has no live domain are removed, whatever their age', async () => {
+  // Starts from an empty table.
+  await store.run((r) => r.acmeChallenges.deleteOlderThan(new Date(Date.now() + 3600_000)));
+  const app = anApplication();
+  const live = aDomain(app.id);
+  const deleted = aDomain(app.id);
+  const reRegistered = aDomain(app.id);
+  await store.transaction(async (r) => {
+    await r.applications.insert(app);
+    for (const domain of [live, deleted, reRegistered]) await r.domains.insert(domain, checksFor(domain.id));
+  });
+  expect(await store.run((r) => r.domains.markDeleted(app.id, deleted.id, new Date()))).toBe(true);
+  // The hostname of a deleted domain that was registered again has a live domain.
+  expect(await store.run((r) => r.domains.markDeleted(app.id, reRegistered.id, new Date()))).toBe(true);
+  const again = aDomain(app.id, { hostname: reRegistered.hostname });
+  await store.transaction((r) => r.domains.insert(again, checksFor(again.id)));
+
+  const now = new Date();
+  const challenges = { live: live.hostname, deleted: deleted.hostname, again: reRegistered.hostname, unknown: 'never-registered.example.net' };
+  for (const [token, hostname] of Object.entries(challenges)) {
+    await store.run((r) => r.acmeChallenges.save({ token, hostname, keyAuthorization: `${token}.k`, createdAt: now }));
+  }
+  expect(await store.run((r) => r.acmeChallenges.deleteWithoutLiveDomain())).toBe(2);
+  expect((await get('/.well-known/acme-challenge/deleted')).status).toBe(404);
+  expect((await get('/.well-known/acme-challenge/unknown')).status).toBe(404);
+  expect(await (await get('/.well-known/acme-challenge/live')).text()).toBe('live.k');
+  expect(await (await get('/.well-known/acme-challenge/again')).text()).toBe('again.k');
+  expect(await store.run((r) => r.acmeChallenges.deleteWithoutLiveDomain())).toBe(0);
 });

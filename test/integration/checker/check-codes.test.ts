@@ -1,8 +1,11 @@
-// Every check error code of DECISIONS §2, each from a DNS, origin or
-// certificate state the test builds, seen through GET /v1/domains/{id}.
+// The check error codes of DECISIONS §2, each from a DNS, origin or
+// certificate state the test builds, seen through GET /v1/domains/{id}. The
+// codes of ACME orders (caa_forbids_issuance, certificate_issuance_failed)
+// come from acme-e2e and acme-order-cap, against a real Pebble.
 import { createHmac, X509Certificate } from 'node:crypto';
 import { encryptSecret } from '@cds/core';
-import { INTERNAL_CA_SETTINGS } from '@cds/checker';
+import { INTERNAL_CA_SETTINGS, startChecker } from '@cds/checker';
+import { InProcessBus, silentLogger } from '@cds/messaging';
 import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca';
 import {
   activateOrigin, check, EDGE_TARGET, observedAfter, publishRecords, registerDomain, startCheckerStack, startOrigin, waitForDomain,
@@ -30,31 +33,26 @@ afterAll(async () => {
 });
 
 describe('check error codes', () => {
-  test('certificate_issuance_failed: the stored CA cannot be unsealed with DATA_ENCRYPTION_KEY', async () => {
-    // Runs first: the CA is loaded at the first issuance, and a failed load is retried.
-    const { api, dns } = stack;
+  test('a stored internal CA that cannot be unsealed with DATA_ENCRYPTION_KEY stops a checker from starting', async () => {
+    // The CA is loaded when a checker starts (the running one holds it already): a broken setup fails the start,
+    // not the first order. certificate_issuance_failed itself comes from ACME orders (acme-e2e, acme-order-cap).
+    const { api } = stack;
+    const stored = await api.store.run(async (r) => [await r.settings.get(INTERNAL_CA_SETTINGS.certificate), await r.settings.get(INTERNAL_CA_SETTINGS.keySealed)]);
+    expect(stored).toEqual([expect.stringContaining('BEGIN CERTIFICATE'), expect.any(String)]);
+    const [certificate, keySealed] = stored as [string, string];
     await api.store.run(async (r) => {
       await r.settings.set(INTERNAL_CA_SETTINGS.certificate, ca.caPem);
       await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, encryptSecret('not a key', Buffer.alloc(32, 7)));
     });
-    const { slug, key } = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
-    const origin = await startOrigin();
+    const bus = new InProcessBus();
     try {
-      await activateOrigin(api, slug, origin.url);
-      const domain = await registerDomain(api, key, host('issuance'));
-      await publishRecords(dns, domain);
-      const seen = await waitForDomain(api, key, domain.id, failingWith('certificate', 'certificate_issuance_failed'));
-      expect(check(seen, 'ownership').status).toBe('passing');
-      expect(check(seen, 'routing').status).toBe('passing');
-      expect(check(seen, 'certificate').message).toEqual(expect.any(String));
-      expect(check(seen, 'certificate').next_check_at).not.toBeNull();
-      expect(seen.status).toBe('pending_dns');
+      await expect(startChecker({ config: api.config, logger: silentLogger, store: api.store, bus })).rejects.toThrow('sealed with another key');
     } finally {
       await api.store.run(async (r) => {
-        await r.settings.delete(INTERNAL_CA_SETTINGS.certificate);
-        await r.settings.delete(INTERNAL_CA_SETTINGS.keySealed);
+        await r.settings.set(INTERNAL_CA_SETTINGS.certificate, certificate);
+        await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, keySealed);
       });
-      await origin.close();
+      await bus.close();
     }
   });
 
@@ -103,6 +101,28 @@ describe('check error codes', () => {
     expect(check(passing, 'routing')).toMatchObject({ status: 'passing', error_code: null, message: null, next_check_at: null });
     const failing = await waitForDomain(api, key, long.id, (d) => check(d, 'routing').status !== 'pending');
     expect(check(failing, 'routing')).toMatchObject({ status: 'failing', error_code: 'cname_target_mismatch', message: expect.stringContaining('8 hops') });
+  });
+
+  test('the CNAME chain boundary: exactly 8 hops reach the edge target; 9 hops are longer than 8', async () => {
+    const { api, dns } = stack;
+    const { key } = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
+    // `hops` CNAME records: name -> n1 -> ... -> n<hops-1> -> EDGE_TARGET.
+    const chain = async (name: string, hops: number) => {
+      const names = [name, ...Array.from({ length: hops - 1 }, (_, i) => `n${i + 1}.${name}`)];
+      for (const [i, from] of names.entries()) await dns.setCname(from, names[i + 1] ?? EDGE_TARGET);
+    };
+    const [eightName, nineName] = [host('eight'), host('nine')];
+    await chain(eightName, 8);
+    await chain(nineName, 9);
+    const eight = await registerDomain(api, key, eightName);
+    const nine = await registerDomain(api, key, nineName);
+    const passing = await waitForDomain(api, key, eight.id, (d) => check(d, 'routing').status !== 'pending');
+    expect(check(passing, 'routing')).toMatchObject({ status: 'passing', error_code: null, message: null });
+    const failing = await waitForDomain(api, key, nine.id, (d) => check(d, 'routing').status !== 'pending');
+    expect(check(failing, 'routing')).toMatchObject({
+      status: 'failing', error_code: 'cname_target_mismatch',
+      message: `The CNAME chain of ${nineName} is longer than 8 hops without reaching ${EDGE_TARGET}.`,
+    });
   });
 
   test('certificate_expired: an expired certificate while ownership fails', async () => {

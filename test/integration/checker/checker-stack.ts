@@ -4,8 +4,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InProcessBus, silentLogger } from '@cds/messaging';
+import { InProcessBus, silentLogger, type Bus } from '@cds/messaging';
 import { startChecker, type Checker } from '@cds/checker';
+import { startEdge, type Edge } from '@cds/edge-proxy';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { startCheckerDns, type CheckerDns } from './checker-dns';
 
@@ -139,4 +140,24 @@ export async function activateOrigin(api: TestApi, slug: string, url: string, he
   if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${verified.text}`);
   const activated = await api.operator('POST', `${base}/${created.body.id}/activate`, {});
   if (activated.status !== 200) throw new Error(`activate: ${activated.status} ${activated.text}`);
+}
+
+/**
+ * The real edge over the API's database: its plain-HTTP listener on `httpPort`
+ * (EDGE_HTTP_PORT, where Pebble validates HTTP-01), HTTPS on a free port;
+ * with `bus`, it hears `domain.changed`.
+ */
+export function startTestEdge(api: TestApi, httpPort: number, bus?: Bus): Promise<Edge> {
+  return startEdge({
+    store: api.store,
+    logger: silentLogger,
+    ...(bus ? { bus } : {}),
+    traffic: { record() {} },
+    httpsPort: 0,
+    httpPort,
+    bindAddress: '127.0.0.1',
+    dataEncryptionKey: api.config.dataEncryptionKey,
+    deploymentKey: { kid: api.config.assertionDeploymentKid, secret: api.config.assertionDeploymentKey },
+    originTimeoutMs: 2000,
+  });
 }

@@ -83,3 +83,21 @@ test('a domain goes ready, needs attention, recovers and is deleted, with exactl
   expect(changes[0]).toBe('created');
   expect(changes[changes.length - 1]).toBe('deleted');
 });
+
+test('a deleted domain\'s ACME challenges are removed in the background within seconds; a live domain\'s stay', async () => {
+  const { api } = stack;
+  const { key } = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
+  const gone = await registerDomain(api, key, `gone.challenges-${process.pid}.com`);
+  const live = await registerDomain(api, key, `live.challenges-${process.pid}.com`);
+  expect((await api.request('DELETE', `/v1/domains/${gone.id}`, { token: key })).status).toBe(202);
+  const createdAt = new Date();
+  await api.store.run(async (r) => {
+    await r.acmeChallenges.save({ token: `gone-${process.pid}`, hostname: gone.hostname, keyAuthorization: 'gone.k', createdAt });
+    await r.acmeChallenges.save({ token: `live-${process.pid}`, hostname: live.hostname, keyAuthorization: 'live.k', createdAt });
+  });
+  // The clean-up runs every few seconds; both challenges were just created, far from the one-hour cut-off.
+  const deadline = Date.now() + 15_000;
+  while ((await api.store.run((r) => r.acmeChallenges.find(`gone-${process.pid}`))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(await api.store.run((r) => r.acmeChallenges.find(`gone-${process.pid}`))).toBeNull();
+  expect(await api.store.run((r) => r.acmeChallenges.find(`live-${process.pid}`))).toMatchObject({ hostname: live.hostname, keyAuthorization: 'live.k' });
+});

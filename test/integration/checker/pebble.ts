@@ -1,7 +1,7 @@
 // A real ACME server for tests: pebble on free loopback ports with its own
 // listener certificate (from a throwaway CA given to the client as
 // ACME_CA_BUNDLE), validating HTTP-01 on `httpPort` and resolving names
-// through challtestsrv.
+// through challtestsrv. Every order is validated anew (no authorization reuse).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -16,6 +16,8 @@ export interface TestPebble {
   directoryUrl: string;
   /** For ACME_CA_BUNDLE. */
   caBundle: string;
+  /** The listener's certificate and key (for 127.0.0.1 and localhost, from the ACME_CA_BUNDLE CA), for servers beside Pebble. */
+  listener: { cert: string; key: string; ca: string };
   /** GET on the management listener (`/roots/0`, `/intermediates/0`). */
   management(path: string): Promise<string>;
   stop(): Promise<void>;
@@ -51,7 +53,7 @@ export async function startPebble(opts: { httpPort: number; dnsServer: string })
   }));
   const child: ChildProcess = spawn(BINARY, ['-config', join(dir, 'pebble.json'), '-dnsserver', opts.dnsServer], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
+    env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0' },
   });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
@@ -70,6 +72,7 @@ export async function startPebble(opts: { httpPort: number; dnsServer: string })
   return {
     directoryUrl,
     caBundle: ca.caFile,
+    listener: { cert: ca.leaf.cert, key: ca.leaf.key, ca: ca.caPem },
     management: (path) => get(`https://127.0.0.1:${managementPort}${path}`, ca.caPem),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {

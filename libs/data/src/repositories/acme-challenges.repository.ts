@@ -24,4 +24,13 @@ export class TypeOrmAcmeChallengesRepository implements AcmeChallengesRepository
   async deleteOlderThan(before: Date): Promise<number> {
     return (await this.rows.delete({ createdAt: LessThan(before) })).affected ?? 0;
   }
+
+  async deleteWithoutLiveDomain(): Promise<number> {
+    const result = await this.rows
+      .createQueryBuilder()
+      .delete()
+      .where('hostname NOT IN (SELECT d.hostname FROM domains d WHERE d.deleted_at IS NULL)')
+      .execute();
+    return result.affected ?? 0;
+  }
 }

@@ -29,6 +29,8 @@ export interface AcmeIssuerOptions {
   caBundle: string | null;
   /** DNS_SERVERS, for the CAA lookups. */
   dnsServers: readonly string[];
+  /** The cap on new orders per clock hour from this deployment (default NEW_ORDERS_PER_HOUR). */
+  newOrdersPerHour?: number;
   now?: () => Date;
 }
 
@@ -59,7 +61,7 @@ export class AcmeIssuer implements CertificateIssuer {
   async issue(hostname: string): Promise<IssuedCertificate> {
     const caa = await checkCaa(this.resolver, hostname, await this.caaIdentities());
     if (!caa.allowed) {
-      throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (issue ${caa.values.map((v) => `"${v}"`).join(', ')}) do not allow this CA to issue.`);
+      throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (${caa.found.join(', ')}) do not allow this CA to issue.`);
     }
     await this.checkBudget(hostname);
     const client = await this.account();
@@ -92,9 +94,10 @@ export class AcmeIssuer implements CertificateIssuer {
     if (failed.count >= FAILED_VALIDATIONS_PER_HOUR) {
       throw new IssuanceError('certificate_issuance_failed', `${failed.count} failed validations for ${hostname} this hour; the next order waits until ${failed.resetAt.toISOString()}.`);
     }
+    const cap = this.opts.newOrdersPerHour ?? NEW_ORDERS_PER_HOUR;
     const orders = await this.opts.store.run((r) => r.rateCounters.hit('acme:orders', HOUR_SECONDS, now));
-    if (orders.count > NEW_ORDERS_PER_HOUR) {
-      throw new IssuanceError('certificate_issuance_failed', `The deployment placed ${NEW_ORDERS_PER_HOUR} ACME orders this hour; the next waits until ${orders.resetAt.toISOString()}.`);
+    if (orders.count > cap) {
+      throw new IssuanceError('certificate_issuance_failed', `The deployment reached its cap of ${cap} new ACME order${cap === 1 ? '' : 's'} per hour; the next order waits until ${orders.resetAt.toISOString()}.`);
     }
   }
 

@@ -1,0 +1,142 @@
+// What Pebble 2.4.0 lacks, put in front of it: a reverse proxy on loopback
+// that forwards every ACME request unchanged (the Host header kept, so the
+// URLs Pebble writes name the proxy) and adds `renewalInfo` (RFC 9773) to the
+// directory, pointing at an ARI responder on loopback whose answers a test
+// sets per certificate. The proxy records what it forwards, so a test sees
+// which orders reached Pebble.
+import https from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestPebble } from './pebble';
+
+type Listener = TestPebble['listener'];
+
+async function listenHttps(listener: Listener, handler: RequestListener): Promise<{ url: string; close(): Promise<void> }> {
+  const server = https.createServer({ cert: listener.cert, key: listener.key }, handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export interface RenewalWindow {
+  start: Date;
+  end: Date;
+}
+
+export interface AriResponder {
+  /** The directory's `renewalInfo`: GET `<url>/<certID>` answers `{ suggestedWindow }`. */
+  url: string;
+  /** The window answered for a certificate id; any other id gets `fallback`. */
+  windows: Map<string, RenewalWindow>;
+  fallback: RenewalWindow;
+  /** The Retry-After of every answer, in seconds. */
+  retryAfterSeconds: number;
+  /** The certificate ids asked for, oldest first. */
+  asked: string[];
+  close(): Promise<void>;
+}
+
+/** An ARI responder whose windows start a month from now unless a test says otherwise. */
+export async function startAriResponder(listener: Listener): Promise<AriResponder> {
+  const month = 30 * 86_400_000;
+  const state: Omit<AriResponder, 'url' | 'close'> = {
+    windows: new Map(),
+    fallback: { start: new Date(Date.now() + month), end: new Date(Date.now() + month + 86_400_000) },
+    retryAfterSeconds: 1,
+    asked: [],
+  };
+  const server = await listenHttps(listener, (req, res) => {
+    const id = /^\/renewal-info\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
+    if (req.method !== 'GET' || !id) return void res.writeHead(404).end();
+    state.asked.push(id);
+    const window = state.windows.get(id) ?? state.fallback;
+    const body = JSON.stringify({ suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } });
+    res.writeHead(200, { 'content-type': 'application/json', 'retry-after': String(state.retryAfterSeconds) }).end(body);
+  });
+  return Object.assign(state, { url: `${server.url}/renewal-info`, close: server.close });
+}
+
+export interface ForwardedRequest {
+  method: string;
+  path: string;
+  /** The decoded JWS payload of a POST with one (null otherwise, and for POST-as-GET). */
+  payload: Record<string, unknown> | null;
+}
+
+export interface AcmeProxy {
+  directoryUrl: string;
+  /** Every request forwarded to Pebble, oldest first. */
+  forwarded: ForwardedRequest[];
+  /** The payloads of the newOrder requests forwarded, oldest first. */
+  orders(): Array<{ identifiers: Array<{ type: string; value: string }>; [field: string]: unknown }>;
+  close(): Promise<void>;
+}
+
+function jwsPayload(body: Buffer): Record<string, unknown> | null {
+  try {
+    const payload = (JSON.parse(body.toString('utf8')) as { payload?: string }).payload;
+    return payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A proxy in front of `pebble`; with `renewalInfo`, its directory offers ACME Renewal Information there. */
+export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: string } = {}): Promise<AcmeProxy> {
+  const upstream = new URL(pebble.directoryUrl);
+  const forwarded: ForwardedRequest[] = [];
+  let newOrderPath = '';
+
+  const send = (req: IncomingMessage, body: Buffer) => new Promise<{ status: number; headers: OutgoingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const out = https.request({
+      host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, ca: pebble.listener.ca,
+    }, (res) => {
+      readBody(res).then((answer) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: answer }), reject);
+    });
+    out.on('error', reject);
+    out.end(body);
+  });
+
+  const server = await listenHttps(pebble.listener, (req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      forwarded.push({ method: req.method ?? '', path, payload: req.method === 'POST' ? jwsPayload(body) : null });
+      const answer = await send(req, body);
+      if (path === upstream.pathname && answer.status === 200) {
+        const directory = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
+        newOrderPath = new URL(String(directory.newOrder)).pathname;
+        if (opts.renewalInfo) directory.renewalInfo = opts.renewalInfo;
+        answer.body = Buffer.from(JSON.stringify(directory));
+        delete answer.headers['transfer-encoding'];
+        answer.headers['content-length'] = answer.body.length;
+      }
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+    })().catch((err: unknown) => res.writeHead(502, { 'content-type': 'text/plain' }).end(String(err)));
+  });
+
+  return {
+    directoryUrl: `${server.url}${upstream.pathname}`,
+    forwarded,
+    orders: () => forwarded.filter((f) => f.method === 'POST' && f.path === newOrderPath && f.payload !== null)
+      .map((f) => f.payload as ReturnType<AcmeProxy['orders']>[number]),
+    close: server.close,
+  };
+}
+
+/** The DNS names an order asked for. */
+export const orderNames = (order: ReturnType<AcmeProxy['orders']>[number]): string[] => order.identifiers.map((i) => i.value);

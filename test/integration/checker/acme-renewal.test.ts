@@ -1,0 +1,209 @@
+// Renewal over ACME against a real Pebble behind a proxy that offers ACME
+// Renewal Information (RFC 9773): a window that has begun renews a
+// certificate years before expiry, one in the future does not; a certificate
+// within 30 days of expiry is replaced while the domain stays ready; a renewal
+// that fails leaves the still valid certificate passing. HTTP-01 is answered
+// by the real edge on EDGE_HTTP_PORT.
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ariCertId, RENEW_BEFORE_MS, startChecker, type Checker } from '@cds/checker';
+import { encryptSecret } from '@cds/core';
+import type { CertificateRow, OutboxRow } from '@cds/data';
+import type { Edge } from '@cds/edge-proxy';
+import { InProcessBus, silentLogger } from '@cds/messaging';
+import { roomInWindow, startTestApi, type TestApi } from '../../support/api-harness';
+import { orderNames, startAcmeProxy, startAriResponder, type AcmeProxy, type AriResponder } from './acme-proxy';
+import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
+import {
+  activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, startTestEdge, waitForDomain, type DomainView, type TestOrigin,
+} from './checker-stack';
+import { startPebble, type TestPebble } from './pebble';
+
+const DAY_MS = 86_400_000;
+
+let dns: CheckerDns;
+let pebble: TestPebble;
+let ari: AriResponder;
+let proxy: AcmeProxy;
+let api: TestApi;
+let bus: InProcessBus;
+let edge: Edge;
+let edgeOpen = false;
+let checker: Checker;
+let origin: TestOrigin;
+let app: { slug: string; key: string };
+
+beforeAll(async () => {
+  dns = await startCheckerDns();
+  const httpPort = await freePort();
+  pebble = await startPebble({ httpPort, dnsServer: dns.server });
+  ari = await startAriResponder(pebble.listener);
+  proxy = await startAcmeProxy(pebble, { renewalInfo: ari.url });
+  api = await startTestApi({
+    EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: proxy.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
+    EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '300ms',
+  });
+  bus = new InProcessBus();
+  edge = await startTestEdge(api, httpPort);
+  edgeOpen = true;
+  checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100 });
+  origin = await startOrigin();
+  app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
+  await activateOrigin(api, app.slug, origin.url);
+}, 60_000);
+
+afterAll(async () => {
+  await checker?.stop();
+  if (edgeOpen) await edge.close(1000);
+  await bus?.close();
+  await origin?.close();
+  await api?.close();
+  await proxy?.close();
+  await ari?.close();
+  await pebble?.stop();
+  await dns?.stop();
+});
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(100);
+  }
+}
+
+async function readyDomain(label: string): Promise<DomainView> {
+  const domain = await registerDomain(api, app.key, `${label}.renewal-${process.pid}.com`);
+  await publishRecords(dns, domain);
+  return waitForDomain(api, app.key, domain.id, (d) => d.status === 'ready', 60_000);
+}
+
+async function certificateOf(hostname: string): Promise<CertificateRow> {
+  const row = await api.store.run((r) => r.certificates.find(hostname));
+  if (!row) throw new Error(`no certificate for ${hostname}`);
+  return row;
+}
+
+const leafOf = (pemChain: string) => new X509Certificate(pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string);
+const ariIdOf = (row: CertificateRow) => ariCertId(leafOf(row.pemChain).toString()) as string;
+const timesAsked = (id: string) => ari.asked.filter((asked) => asked === id).length;
+const ordersFor = (hostname: string) => proxy.orders().filter((order) => orderNames(order).includes(hostname));
+const eventsOf = async (domainId: string) => (await api.store.run((r) => r.outbox.all('event.emitted')))
+  .filter((row: OutboxRow) => (row.payload as { data?: { domain: { id: string } } }).data?.domain.id === domainId)
+  .map((row) => (row.payload as { type: string }).type);
+
+/** A self-signed ECDSA P-256 certificate for `hostname` that expires in `days` days, as a checker would store it. */
+function expiringCertificate(domain: DomainView, days: number): CertificateRow {
+  const dir = mkdtempSync(join(tmpdir(), 'cds-expiring-'));
+  try {
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem',
+      '-days', String(days), '-subj', `/CN=${domain.hostname}`, '-addext', `subjectAltName=DNS:${domain.hostname}`,
+    ], { cwd: dir, stdio: 'pipe' });
+    const pemChain = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const cert = new X509Certificate(pemChain);
+    return {
+      hostname: domain.hostname, domainId: domain.id, issuer: 'acme', pemChain,
+      keySealed: encryptSecret(readFileSync(join(dir, 'key.pem'), 'utf8'), api.config.dataEncryptionKey),
+      notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo), createdAt: new Date(),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('ACME Renewal Information: a window that has begun renews years before expiry; a window in the future does not', async () => {
+  const [early, later] = await Promise.all([readyDomain('ari-early'), readyDomain('ari-later')]);
+  const first = await certificateOf(early.hostname);
+  const kept = await certificateOf(later.hostname);
+  expect(first.notAfter.getTime() - Date.now()).toBeGreaterThan(365 * DAY_MS);
+
+  // Both windows start a month from now: the checker asks again after each Retry-After and leaves both alone.
+  await until('the checker asked twice about each certificate', () => timesAsked(ariIdOf(first)) >= 2 && timesAsked(ariIdOf(kept)) >= 2);
+  expect((await certificateOf(early.hostname)).pemChain).toBe(first.pemChain);
+  expect(ordersFor(early.hostname)).toHaveLength(1);
+
+  ari.windows.set(ariIdOf(first), { start: new Date(Date.now() - 3600_000), end: new Date(Date.now() + DAY_MS) });
+  let renewed = first;
+  await until('the certificate whose window began is replaced', async () => {
+    renewed = await certificateOf(early.hostname);
+    return renewed.pemChain !== first.pemChain;
+  });
+  expect(leafOf(renewed.pemChain).serialNumber).not.toBe(leafOf(first.pemChain).serialNumber);
+  expect(leafOf(renewed.pemChain).checkHost(early.hostname)).toBe(early.hostname);
+  expect(renewed.notAfter.getTime()).toBeGreaterThan(first.notAfter.getTime());
+  // Renewed well before the 30 days ahead of expiry when renewal would otherwise begin.
+  expect(first.notAfter.getTime() - Date.now()).toBeGreaterThan(RENEW_BEFORE_MS + 300 * DAY_MS);
+  expect(ordersFor(early.hostname)).toHaveLength(2);
+
+  // The other certificate is asked about again, and kept; the new one's window is in the future, so it stays too.
+  const askedLater = timesAsked(ariIdOf(kept));
+  await until('both certificates were asked about again', () => timesAsked(ariIdOf(kept)) >= askedLater + 2 && timesAsked(ariIdOf(renewed)) >= 2);
+  expect((await certificateOf(later.hostname)).pemChain).toBe(kept.pemChain);
+  expect((await certificateOf(early.hostname)).pemChain).toBe(renewed.pemChain);
+  expect(ordersFor(later.hostname)).toHaveLength(1);
+  expect(ordersFor(early.hostname)).toHaveLength(2);
+
+  const seen = await waitForDomain(api, app.key, early.id, () => true);
+  expect(seen.status).toBe('ready');
+  expect(check(seen, 'certificate')).toMatchObject({ status: 'passing', error_code: null });
+  expect(await eventsOf(early.id)).toEqual(['domain.ready']);
+}, 120_000);
+
+test('a certificate that expires within 30 days is replaced while the domain stays ready, without an attention event', async () => {
+  const domain = await readyDomain('expiring');
+  const expiring = expiringCertificate(domain, 10);
+  expect(expiring.notAfter.getTime() - Date.now()).toBeLessThan(RENEW_BEFORE_MS);
+  await api.store.run((r) => r.certificates.save(expiring));
+
+  let replaced = expiring;
+  const seen: string[] = [];
+  await until('the expiring certificate is replaced', async () => {
+    const now = await waitForDomain(api, app.key, domain.id, () => true);
+    seen.push(`${now.status}/${check(now, 'certificate').status}`);
+    replaced = await certificateOf(domain.hostname);
+    return replaced.pemChain !== expiring.pemChain;
+  });
+  expect(new Set(seen)).toEqual(new Set(['ready/passing']));
+  const leaf = leafOf(replaced.pemChain);
+  expect(leaf.serialNumber).not.toBe(leafOf(expiring.pemChain).serialNumber);
+  expect(leaf.issuer).toContain('Pebble');
+  expect(leaf.checkHost(domain.hostname)).toBe(domain.hostname);
+  expect(replaced.notAfter.getTime() - Date.now()).toBeGreaterThan(RENEW_BEFORE_MS);
+  expect(replaced.keySealed).not.toBe(expiring.keySealed);
+  expect(ordersFor(domain.hostname)).toHaveLength(2);
+
+  const after = await waitForDomain(api, app.key, domain.id, () => true);
+  expect(after.status).toBe('ready');
+  expect(after.checks.map((c) => c.status)).toEqual(['passing', 'passing', 'passing', 'passing']);
+  expect(await eventsOf(domain.id)).toEqual(['domain.ready']);
+  const changes = (await api.store.run((r) => r.outbox.all('domain.changed')))
+    .map((row) => row.payload as { domain_id: string; change: string })
+    .filter((payload) => payload.domain_id === domain.id && payload.change === 'certificate');
+  expect(changes).toHaveLength(2);
+}, 120_000);
+
+test('a renewal that fails leaves the still valid certificate passing and the domain ready', async () => {
+  await roomInWindow(120, 3600);
+  const domain = await readyDomain('failed-renewal');
+  // Nothing answers HTTP-01 any more: Pebble's validation of the renewal order fails.
+  await edge.close(1000);
+  edgeOpen = false;
+  const expiring = expiringCertificate(domain, 10);
+  await api.store.run((r) => r.certificates.save(expiring));
+
+  const failedValidations = async () => (await api.store.run((r) => r.rateCounters.peek(`acme:failed:${domain.hostname}`, 3600, new Date()))).count;
+  await until('a renewal order failed', async () => (await failedValidations()) >= 1, 60_000);
+  const failedAt = new Date().toISOString();
+  expect(ordersFor(domain.hostname).length).toBeGreaterThanOrEqual(2);
+
+  const later = await waitForDomain(api, app.key, domain.id, (d) => (check(d, 'certificate').observed_at ?? '') > failedAt);
+  expect(check(later, 'certificate')).toMatchObject({ status: 'passing', error_code: null, message: null });
+  expect(later.status).toBe('ready');
+  expect((await certificateOf(domain.hostname)).pemChain).toBe(expiring.pemChain);
+  expect(await eventsOf(domain.id)).toEqual(['domain.ready']);
+}, 120_000);
