@@ -19,7 +19,9 @@
 # or answers with errors); an edge that is not built yet gets a row saying so.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
 # BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_SERVERS / BENCH_BODIES to run
-# a subset (e.g. "caddy edge", "1k"), EDGE_NODE_ARGS for node flags (--cpu-prof).
+# a subset (e.g. "caddy edge", "1k"), EDGE_NODE_ARGS for the edge's node flags
+# (default --max-semi-space-size=64, as the Helm chart and k8s/ start it; add --cpu-prof),
+# BENCH_KEEP=1 to keep the work directory (configs, logs) for a look afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -89,7 +91,7 @@ cleanup() {
   [ -z "$origin_pid" ] || stop_tree "$origin_pid"
   [ -z "$db" ] || dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
   [ -z "$vhost" ] || rabbitmqctl delete_vhost "$vhost" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  if [ -n "${BENCH_KEEP:-}" ]; then echo "[bench-edge] kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -202,7 +204,7 @@ start_edge() { # sets edge_state when the edge cannot be measured
       DATA_ENCRYPTION_KEY="$data_key" \
       ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
       OPERATOR_TOKEN="$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')" \
-      LOG_LEVEL=warn taskset -c 0 node ${EDGE_NODE_ARGS:-} "$ROOT/$EDGE_MAIN"
+      LOG_LEVEL=warn taskset -c 0 node ${EDGE_NODE_ARGS:---max-semi-space-size=64} "$ROOT/$EDGE_MAIN"
   ) >"$work/edge.log" 2>&1 &
   server_pid=$! server_port=$port server_log=$work/edge.log
   local _

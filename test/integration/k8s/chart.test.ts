@@ -73,7 +73,7 @@ describe('Helm chart', () => {
       ['node', 'services/api/dist/main.js'],
       ['node', 'services/checker/dist/main.js'],
       ['node', 'services/webhook-dispatcher/dist/main.js'],
-      ['node', 'services/edge-proxy/dist/main.js'],
+      ['node', '--max-semi-space-size=64', 'services/edge-proxy/dist/main.js'],
     ]);
     for (const deployment of deployments) {
       const spec = podSpec(deployment);

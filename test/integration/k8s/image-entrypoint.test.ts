@@ -18,12 +18,16 @@ function execForm(instruction: 'ENTRYPOINT' | 'CMD'): string[] {
 
 /** A service the image builds (`node services/<name>/dist/main.js`, WORKDIR /app) or `cdctl migrate`. */
 function runnable(args: readonly string[] | undefined): boolean {
-  const [program, target, ...rest] = args ?? [];
+  const [program, ...rest] = args ?? [];
   if (program === 'node') {
+    // V8 flags (--max-semi-space-size=64 for the edge) come before the entry point.
+    const flags = rest.filter((arg) => /^--[a-z-]+=\d+$/.test(arg));
+    const [target, ...extra] = rest.slice(flags.length);
     const service = /^services\/([a-z-]+)\/dist\/main\.js$/.exec(target ?? '')?.[1];
-    return rest.length === 0 && service !== undefined && existsSync(path.join(ROOT, 'services', service, 'src/main.ts'));
+    return extra.length === 0 && service !== undefined && existsSync(path.join(ROOT, 'services', service, 'src/main.ts'));
   }
-  return program === 'cdctl' && target === 'migrate' && rest.length === 0;
+  const [target, ...extra] = rest;
+  return program === 'cdctl' && target === 'migrate' && extra.length === 0;
 }
 
 interface Container {

@@ -45,7 +45,12 @@ every Deployment's grace period to it.
 25
 {{- end -}}
 
-{{/* The four services: name, values key and entry point inside the image. */}}
+{{/*
+The four services: name, values key, entry point inside the image and node
+flags. The edge's young generation is larger than node's default (16 MiB): at
+thousands of requests a second fewer objects outlive it, so fewer old-space
+collections pause the edge (docs/benchmarks.md, p99).
+*/}}
 {{- define "cds.components" -}}
 components:
   - name: api
@@ -60,6 +65,7 @@ components:
   - name: edge-proxy
     valuesKey: edgeProxy
     main: services/edge-proxy/dist/main.js
+    nodeArgs: ["--max-semi-space-size=64"]
 {{- end -}}
 
 {{/* Secret-held variables: the required ones, then the optional ones. */}}
