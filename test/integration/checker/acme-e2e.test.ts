@@ -7,62 +7,29 @@
 import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { startChecker, type Checker } from '@cds/checker';
-import { outboxSource, type OutboxRow } from '@cds/data';
+import type { OutboxRow } from '@cds/data';
 import type { Edge } from '@cds/edge-proxy';
-import { connectAmqpBus, silentLogger, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
-import { startTestApi, type TestApi } from '../../support/api-harness';
-import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
-import {
-  activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, startTestEdge, waitForDomain, type DomainView, type TestOrigin,
-} from './checker-stack';
-import { startPebble, type TestPebble } from './pebble';
+import type { TestApi } from '../../support/api-harness';
+import { startAcmeStack, type AcmeStack } from './acme-stack';
+import type { CheckerDns } from './checker-dns';
+import { check, publishRecords, registerDomain, waitForDomain, type DomainView } from './checker-stack';
+import type { TestPebble } from './pebble';
 
+let stack: AcmeStack;
 let dns: CheckerDns;
 let pebble: TestPebble;
 let api: TestApi;
-let vhost: TestVhost;
-let bus: Bus;
-let relay: OutboxRelay;
 let edge: Edge;
-let edgeOpen = false;
-let checker: Checker;
-let origin: TestOrigin;
 let app: { slug: string; key: string };
 
 const splitPem = (pem: string) => pem.split(/(?<=-----END CERTIFICATE-----)\s*/).filter((part) => part.includes('BEGIN CERTIFICATE'));
 
 beforeAll(async () => {
-  dns = await startCheckerDns();
-  const httpPort = await freePort();
-  pebble = await startPebble({ httpPort, dnsServer: dns.server });
-  api = await startTestApi({
-    EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: pebble.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
-    EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: '500ms', CHECK_INTERVAL_LIVE: '500ms',
-  });
-  vhost = await createVhost();
-  bus = await connectAmqpBus({ url: vhost.url, connectionName: 'checker-e2e' });
-  relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 100 });
-  edge = await startTestEdge(api, httpPort, bus);
-  edgeOpen = true;
-  checker = await startChecker({ config: api.config, logger: process.env.CHECKER_DEBUG ? console : silentLogger, store: api.store, bus, pollIntervalMs: 200, afterCommit: () => relay.kick() });
-  origin = await startOrigin();
-  app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
-  await activateOrigin(api, app.slug, origin.url);
+  stack = await startAcmeStack({ rabbit: true, schedule: '500ms', pollIntervalMs: 200 });
+  ({ dns, pebble, api, edge, app } = stack);
 }, 60_000);
 
-afterAll(async () => {
-  await checker?.stop();
-  if (edgeOpen) await edge.close(1000);
-  await relay?.stop();
-  await bus?.close();
-  if (vhost) await deleteVhost(vhost);
-  await origin?.close();
-  await api?.close();
-  await pebble?.stop();
-  await dns?.stop();
-});
+afterAll(() => stack?.stop());
 
 const ofDomain = (id: string) => (row: OutboxRow) => (row.payload as { data?: { domain: { id: string } } }).data?.domain.id === id;
 
@@ -137,8 +104,7 @@ test('caa_forbids_issuance: a CAA record that allows no CA stops the order', asy
 });
 
 test('certificate_issuance_failed: validation fails while no edge answers, and orders stop after 5 failures in the hour', async () => {
-  await edge.close(1000);
-  edgeOpen = false;
+  await stack.closeEdge();
   const domain = await registerDomain(api, app.key, `shop.acme-fail-${process.pid}.com`);
   await publishRecords(dns, domain);
   const failed = await waitForDomain(api, app.key, domain.id, (d) => check(d, 'certificate').status === 'failing', 30_000);

@@ -1,58 +1,30 @@
 // The cap on new ACME orders per hour, against a real Pebble behind a proxy
 // that records what reaches it: with a cap of one, the second hostname's
 // order is refused before anything is sent to the CA.
-import { AcmeIssuer, startChecker, type Checker } from '@cds/checker';
-import type { Edge } from '@cds/edge-proxy';
-import { InProcessBus, silentLogger } from '@cds/messaging';
-import { roomInWindow, startTestApi, type TestApi } from '../../support/api-harness';
-import { orderNames, startAcmeProxy, type AcmeProxy } from './acme-proxy';
-import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
-import {
-  activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, startTestEdge, waitForDomain, type TestOrigin,
-} from './checker-stack';
-import { startPebble, type TestPebble } from './pebble';
+import { AcmeIssuer } from '@cds/checker';
+import { roomInWindow, type TestApi } from '../../support/api-harness';
+import { orderNames, type AcmeProxy } from './acme-proxy';
+import { startAcmeStack, type AcmeStack } from './acme-stack';
+import type { CheckerDns } from './checker-dns';
+import { check, publishRecords, registerDomain, waitForDomain } from './checker-stack';
 
+let stack: AcmeStack;
 let dns: CheckerDns;
-let pebble: TestPebble;
 let proxy: AcmeProxy;
 let api: TestApi;
-let bus: InProcessBus;
-let edge: Edge;
-let checker: Checker;
-let origin: TestOrigin;
 let app: { slug: string; key: string };
 
 beforeAll(async () => {
-  dns = await startCheckerDns();
-  const httpPort = await freePort();
-  pebble = await startPebble({ httpPort, dnsServer: dns.server });
-  proxy = await startAcmeProxy(pebble);
-  api = await startTestApi({
-    EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: proxy.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
-    EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '300ms',
+  stack = await startAcmeStack({
+    issuer: ({ api: started, directoryUrl, pebble, dns: server }) => new AcmeIssuer({
+      store: started.store, encryptionKey: started.config.dataEncryptionKey, directoryUrl, email: null,
+      caBundle: pebble.caBundle, dnsServers: [server.server], newOrdersPerHour: 1,
+    }),
   });
-  bus = new InProcessBus();
-  edge = await startTestEdge(api, httpPort);
-  const issuer = new AcmeIssuer({
-    store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
-    caBundle: pebble.caBundle, dnsServers: [dns.server], newOrdersPerHour: 1,
-  });
-  checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100, issuer });
-  origin = await startOrigin();
-  app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
-  await activateOrigin(api, app.slug, origin.url);
+  ({ dns, proxy, api, app } = stack);
 }, 60_000);
 
-afterAll(async () => {
-  await checker?.stop();
-  await edge?.close(1000);
-  await bus?.close();
-  await origin?.close();
-  await api?.close();
-  await proxy?.close();
-  await pebble?.stop();
-  await dns?.stop();
-});
+afterAll(() => stack?.stop());
 
 test('the order beyond the hourly cap fails with certificate_issuance_failed, names the wait and never reaches Pebble', async () => {
   // Both orders fall in one clock hour, the counter's window.

@@ -10,63 +10,31 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ariCertId, RENEW_BEFORE_MS, startChecker, type Checker } from '@cds/checker';
+import { ariCertId, RENEW_BEFORE_MS } from '@cds/checker';
 import { encryptSecret } from '@cds/core';
 import type { CertificateRow, OutboxRow } from '@cds/data';
-import type { Edge } from '@cds/edge-proxy';
-import { InProcessBus, silentLogger } from '@cds/messaging';
-import { roomInWindow, startTestApi, type TestApi } from '../../support/api-harness';
-import { orderNames, startAcmeProxy, startAriResponder, type AcmeProxy, type AriResponder } from './acme-proxy';
-import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
-import {
-  activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, startTestEdge, waitForDomain, type DomainView, type TestOrigin,
-} from './checker-stack';
-import { startPebble, type TestPebble } from './pebble';
+import { roomInWindow, type TestApi } from '../../support/api-harness';
+import { orderNames, type AcmeProxy, type AriResponder } from './acme-proxy';
+import { startAcmeStack, type AcmeStack } from './acme-stack';
+import type { CheckerDns } from './checker-dns';
+import { check, publishRecords, registerDomain, waitForDomain, type DomainView } from './checker-stack';
 
 const DAY_MS = 86_400_000;
 
+let stack: AcmeStack;
 let dns: CheckerDns;
-let pebble: TestPebble;
 let ari: AriResponder;
 let proxy: AcmeProxy;
 let api: TestApi;
-let bus: InProcessBus;
-let edge: Edge;
-let edgeOpen = false;
-let checker: Checker;
-let origin: TestOrigin;
 let app: { slug: string; key: string };
 
 beforeAll(async () => {
-  dns = await startCheckerDns();
-  const httpPort = await freePort();
-  pebble = await startPebble({ httpPort, dnsServer: dns.server });
-  ari = await startAriResponder(pebble.listener);
-  proxy = await startAcmeProxy(pebble, { renewalInfo: ari.url });
-  api = await startTestApi({
-    EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: proxy.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
-    EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '300ms',
-  });
-  bus = new InProcessBus();
-  edge = await startTestEdge(api, httpPort);
-  edgeOpen = true;
-  checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100 });
-  origin = await startOrigin();
-  app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
-  await activateOrigin(api, app.slug, origin.url);
+  stack = await startAcmeStack({ ari: true });
+  ({ dns, proxy, api, app } = stack);
+  ari = stack.ari as AriResponder;
 }, 60_000);
 
-afterAll(async () => {
-  await checker?.stop();
-  if (edgeOpen) await edge.close(1000);
-  await bus?.close();
-  await origin?.close();
-  await api?.close();
-  await proxy?.close();
-  await ari?.close();
-  await pebble?.stop();
-  await dns?.stop();
-});
+afterAll(() => stack?.stop());
 
 async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -191,8 +159,7 @@ test('a renewal that fails leaves the still valid certificate passing and the do
   await roomInWindow(120, 3600);
   const domain = await readyDomain('failed-renewal');
   // Nothing answers HTTP-01 any more: Pebble's validation of the renewal order fails.
-  await edge.close(1000);
-  edgeOpen = false;
+  await stack.closeEdge();
   const expiring = expiringCertificate(domain, 10);
   await api.store.run((r) => r.certificates.save(expiring));
 

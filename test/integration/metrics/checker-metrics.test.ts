@@ -1,59 +1,29 @@
 // The checker's metrics over a real ACME server (pebble), DNS (challtestsrv)
-// and the edge's challenge responder: checks by type and result, ACME orders
-// and failures by reason, the earliest live certificate's expiry, and the
-// check requests its bus consumer handled.
-import { startChecker, type Checker } from '@cds/checker';
-import { outboxSource } from '@cds/data';
-import { startChallengeResponder, type ChallengeResponder } from '@cds/edge-proxy';
-import { InProcessBus, silentLogger, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
-import { startTestApi, type TestApi } from '../../support/api-harness';
-import { freePort, startCheckerDns, type CheckerDns } from '../checker/checker-dns';
-import { activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, waitForDomain, type TestOrigin } from '../checker/checker-stack';
-import { startPebble, type TestPebble } from '../checker/pebble';
+// and the edge answering HTTP-01: checks by type and result, ACME orders and
+// failures by reason, the earliest live certificate's expiry, and the check
+// requests its bus consumer handled.
+import type { TestApi } from '../../support/api-harness';
+import { startAcmeStack, type AcmeStack } from '../checker/acme-stack';
+import type { CheckerDns } from '../checker/checker-dns';
+import { check, publishRecords, registerDomain, waitForDomain } from '../checker/checker-stack';
 import { sample } from './scrape';
 
 jest.setTimeout(120_000);
 
+let stack: AcmeStack;
 let dns: CheckerDns;
-let pebble: TestPebble;
 let api: TestApi;
-let bus: InProcessBus;
-let relay: OutboxRelay;
-let responder: ChallengeResponder;
-let checker: Checker;
-let origin: TestOrigin;
 let app: { slug: string; key: string };
+
+beforeAll(async () => {
+  stack = await startAcmeStack();
+  ({ dns, api, app } = stack);
+}, 60_000);
+
+afterAll(() => stack?.stop());
 
 const CHECKS = ['ownership', 'routing', 'certificate', 'origin'];
 const checks = (check: string, result: string) => sample('cds_checks_total', `check="${check}",result="${result}"`);
-
-beforeAll(async () => {
-  dns = await startCheckerDns();
-  const httpPort = await freePort();
-  pebble = await startPebble({ httpPort, dnsServer: dns.server });
-  api = await startTestApi({
-    EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: pebble.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
-    EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '300ms',
-  });
-  bus = new InProcessBus();
-  relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 50 });
-  responder = await startChallengeResponder({ store: api.store, port: httpPort, bindAddress: '127.0.0.1' });
-  checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100, afterCommit: () => relay.kick() });
-  origin = await startOrigin();
-  app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
-  await activateOrigin(api, app.slug, origin.url);
-}, 60_000);
-
-afterAll(async () => {
-  await checker?.stop();
-  await responder?.close();
-  await relay?.stop();
-  await bus?.close();
-  await origin?.close();
-  await api?.close();
-  await pebble?.stop();
-  await dns?.stop();
-});
 
 test('every label set is there at zero before the first check', async () => {
   for (const type of CHECKS) {

@@ -1,0 +1,102 @@
+// Everything an ACME test needs, started in order and stopped in reverse: the
+// DNS server, Pebble (behind a recording proxy, with ARI when asked), the API,
+// a bus (in-process, or RabbitMQ in a throwaway vhost) with the outbox relay,
+// the real edge answering HTTP-01, a checker, and an application with an
+// active origin.
+import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
+import { outboxSource } from '@cds/data';
+import type { Edge } from '@cds/edge-proxy';
+import { connectAmqpBus, InProcessBus, silentLogger, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
+import { startTestApi, type TestApi } from '../../support/api-harness';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
+import { startAcmeProxy, startAriResponder, type AcmeProxy, type AriResponder } from './acme-proxy';
+import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
+import { activateOrigin, EDGE_TARGET, startOrigin, startTestEdge, type TestOrigin } from './checker-stack';
+import { startPebble, type TestPebble } from './pebble';
+
+export interface AcmeStackOptions {
+  /** An ARI responder, announced in the directory the checker sees as `renewalInfo`. */
+  ari?: boolean;
+  /** RabbitMQ in a throwaway vhost instead of the in-process bus. */
+  rabbit?: boolean;
+  /** CHECK_SCHEDULE_PENDING and CHECK_INTERVAL_LIVE (default 300ms). */
+  schedule?: string;
+  pollIntervalMs?: number;
+  /** An issuer of the test's own, made once the stack's directory is known. */
+  issuer?: (stack: { api: TestApi; directoryUrl: string; pebble: TestPebble; dns: CheckerDns }) => CertificateIssuer;
+}
+
+export interface AcmeStack {
+  dns: CheckerDns;
+  pebble: TestPebble;
+  /** Records every request to Pebble; its directory is the one the checker uses. */
+  proxy: AcmeProxy;
+  ari: AriResponder | null;
+  api: TestApi;
+  bus: Bus;
+  relay: OutboxRelay;
+  edge: Edge;
+  checker: Checker;
+  origin: TestOrigin;
+  app: { slug: string; key: string };
+  /** Closes the edge now (a test that needs HTTP-01 to fail); stop() then leaves it. */
+  closeEdge(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeStack> {
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const dns = await startCheckerDns();
+    stops.push(() => dns.stop());
+    const httpPort = await freePort();
+    const pebble = await startPebble({ httpPort, dnsServer: dns.server });
+    stops.push(() => pebble.stop());
+    const ari = opts.ari ? await startAriResponder(pebble.listener) : null;
+    if (ari) stops.push(() => ari.close());
+    const proxy = await startAcmeProxy(pebble, ari ? { renewalInfo: ari.url } : {});
+    stops.push(() => proxy.close());
+    const schedule = opts.schedule ?? '300ms';
+    const api = await startTestApi({
+      EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: proxy.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
+      EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: schedule, CHECK_INTERVAL_LIVE: schedule,
+    });
+    stops.push(() => api.close());
+    let bus: Bus;
+    if (opts.rabbit) {
+      const vhost: TestVhost = await createVhost();
+      stops.push(() => deleteVhost(vhost));
+      bus = await connectAmqpBus({ url: vhost.url, connectionName: 'acme-stack' });
+    } else {
+      bus = new InProcessBus();
+    }
+    stops.push(() => bus.close());
+    const relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 100 });
+    stops.push(() => relay.stop());
+    const edge = await startTestEdge(api, httpPort, bus);
+    let edgeOpen = true;
+    const closeEdge = async () => {
+      if (!edgeOpen) return;
+      edgeOpen = false;
+      await edge.close(1000);
+    };
+    stops.push(closeEdge);
+    const origin = await startOrigin();
+    stops.push(() => origin.close());
+    const issuer = opts.issuer?.({ api, directoryUrl: proxy.directoryUrl, pebble, dns });
+    const checker = await startChecker({
+      config: api.config, logger: process.env.CHECKER_DEBUG ? console : silentLogger, store: api.store, bus,
+      pollIntervalMs: opts.pollIntervalMs ?? 100, afterCommit: () => relay.kick(), ...(issuer ? { issuer } : {}),
+    });
+    stops.push(() => checker.stop());
+    const app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
+    await activateOrigin(api, app.slug, origin.url);
+    return { dns, pebble, proxy, ari, api, bus, relay, edge, checker, origin, app, closeEdge, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
