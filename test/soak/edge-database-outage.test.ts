@@ -11,7 +11,7 @@
 // was written, and then over TCP, where the edge writes its counts. Runs beside
 // the serial suites: it mostly waits.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -20,8 +20,9 @@ import { jwtVerify } from 'jose';
 import { InternalCa } from '@cds/checker';
 import { encryptSecret, generateAssertionKey } from '@cds/core';
 import { createDataStore, type DataStore } from '@cds/data';
-import { aDomain, anApplication, checksFor } from '../integration/data/data-fixtures';
+import { anApplication } from '../integration/data/data-fixtures';
 import { startRecordingOrigin, type RecordingOrigin } from '../integration/edge/edge-fixture';
+import { seedServedDomain } from '../integration/edge/served-domain';
 import { createVhost, deleteVhost, type TestVhost } from '../integration/messaging/rabbit';
 import { freePort } from '../support/free-port';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
@@ -83,21 +84,15 @@ async function waitForBuild(): Promise<void> {
 }
 
 async function seedSite(label: string, withOwnKey: boolean, ca: InternalCa, originUrl: string): Promise<Site> {
-  const app = anApplication();
-  const domain = aDomain(app.id, { status: 'ready', reference: `soak-${label}` });
-  const now = new Date();
   const own = withOwnKey ? generateAssertionKey() : null;
-  await (store as DataStore).transaction(async (r) => {
-    await r.applications.insert(app);
-    await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: originUrl, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
-    await r.domains.insert(domain, checksFor(domain.id));
-    if (own) await r.assertionKeys.insert({ kid: own.kid, applicationId: app.id, secretSealed: encryptSecret(own.secret, DATA_KEY), createdAt: now, revokedAt: null });
+  const app = anApplication();
+  const { domain } = await seedServedDomain(store as DataStore, ca, DATA_KEY, originUrl, {
+    app,
+    domain: { reference: `soak-${label}` },
+    also: async (r) => {
+      if (own) await r.assertionKeys.insert({ kid: own.kid, applicationId: app.id, secretSealed: encryptSecret(own.secret, DATA_KEY), createdAt: new Date(), revokedAt: null });
+    },
   });
-  const issued = await ca.issue(domain.hostname);
-  await (store as DataStore).run((r) => r.certificates.save({
-    hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
-    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: now,
-  }));
   return {
     label, applicationId: app.id, slug: app.slug, domainId: domain.id, hostname: domain.hostname, reference: domain.reference,
     key: own ?? DEPLOYMENT_KEY, agent: new https.Agent({ keepAlive: true, maxSockets: 1 }),

@@ -1,18 +1,18 @@
 // A real edge over a real database: certificates from the checker's internal
 // CA, a loopback origin that records what reached it (and echoes WebSockets),
 // and an HTTPS client that sets SNI and Host independently.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { WebSocketServer } from 'ws';
 import { InternalCa } from '@cds/checker';
-import { encryptSecret } from '@cds/core';
 import type { ApplicationLimits, DataStore, DomainRow, DomainStatus } from '@cds/data';
 import { startEdge, type Edge, type EdgeOptions } from '@cds/edge-proxy';
 import { InProcessBus } from '@cds/messaging';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
+import { saveCertificate, seedApplication } from './served-domain';
 
 export const DEPLOYMENT_KEY = { kid: 'deployment', secret: randomBytes(32).toString('base64url') };
 export const DATA_KEY = randomBytes(32);
@@ -141,23 +141,13 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opt
     async addApplication(limits = {}) {
       const app = anApplication();
       app.limits = { ...app.limits, ...limits };
-      const now = new Date();
-      await store.transaction(async (r) => {
-        await r.applications.insert(app);
-        await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: origin.url, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
-      });
+      await seedApplication(store, origin.url, app);
       return { id: app.id, slug: app.slug };
     },
     async addDomain(applicationId, opts = {}) {
       const domain = aDomain(applicationId, { status: opts.status ?? 'ready', reference: `ws-${randomBytes(3).toString('hex')}`, ...(opts.hostname ? { hostname: opts.hostname } : {}) });
       await store.transaction((r) => r.domains.insert(domain, checksFor(domain.id)));
-      if (opts.certificate !== false) {
-        const issued = await ca.issue(domain.hostname);
-        await store.run((r) => r.certificates.save({
-          hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
-          keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
-        }));
-      }
+      if (opts.certificate !== false) await saveCertificate(store, ca, DATA_KEY, domain);
       return domain;
     },
     get(servername, path = '/', opts = {}) {

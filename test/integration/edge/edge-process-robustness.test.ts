@@ -3,18 +3,18 @@
 // same live pid and still answers 200. Split mode needs PostgreSQL and
 // RabbitMQ (its own vhost here); like edge-processes.test.ts this file uses
 // PostgreSQL whatever TEST_DATABASE names.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { InternalCa } from '@cds/checker';
-import { encryptSecret } from '@cds/core';
 import { createDataStore, type ApplicationLimits, type DataStore, type DomainStatus } from '@cds/data';
 import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
-import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
+import { anApplication } from '../data/data-fixtures';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
 import { startEdgeProcess, waitForEdgeBuild, type EdgeProcess } from './edge-process';
+import { seedServedDomain } from './served-domain';
 import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
 
 jest.setTimeout(60_000);
@@ -44,18 +44,7 @@ let limited: Site;
 async function addSite(limits: Partial<ApplicationLimits>, status: DomainStatus = 'ready'): Promise<Site> {
   const app = anApplication();
   app.limits = { ...app.limits, ...limits };
-  const domain = aDomain(app.id, { status, reference: `hostile-${randomBytes(3).toString('hex')}` });
-  const now = new Date();
-  await store.transaction(async (r) => {
-    await r.applications.insert(app);
-    await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: origin.url, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
-    await r.domains.insert(domain, checksFor(domain.id));
-  });
-  const issued = await ca.issue(domain.hostname);
-  await store.run((r) => r.certificates.save({
-    hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
-    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: now,
-  }));
+  const { domain } = await seedServedDomain(store, ca, DATA_KEY, origin.url, { app, domain: { status, reference: `hostile-${randomBytes(3).toString('hex')}` } });
   return { applicationId: app.id, domainId: domain.id, hostname: domain.hostname };
 }
 

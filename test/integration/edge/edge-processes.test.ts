@@ -5,20 +5,20 @@
 // traffic rows that hold every forwarded request exactly once. Split mode needs a database both processes share, which
 // is PostgreSQL only (DECISIONS §1): like checker-kill.test.ts, this file uses
 // PostgreSQL whatever TEST_DATABASE names, so every run checks the same things.
-import { randomBytes, randomUUID, X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { InternalCa } from '@cds/checker';
-import { encryptSecret } from '@cds/core';
 import { createDataStore, type ApplicationLimits, type DataStore } from '@cds/data';
 import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
 import { startTestApi } from '../../support/api-harness';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
-import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
+import { anApplication } from '../data/data-fixtures';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
 import { metricValue, startEdgeProcess, waitForEdgeBuild, type EdgeProcess, type EdgeReply } from './edge-process';
+import { saveCertificate, seedServedDomain } from './served-domain';
 import { startSmtpSink, type SmtpSink } from './smtp-sink';
 
 jest.setTimeout(60_000);
@@ -87,18 +87,7 @@ const edge = (i: number): EdgeProcess => edges[i % 2] as EdgeProcess;
 async function addApplication(limits: Partial<ApplicationLimits>, contactEmail = 'ops@example.com'): Promise<TestApplication> {
   const app = anApplication({ contactEmail });
   app.limits = { ...app.limits, ...limits };
-  const domain = aDomain(app.id, { status: 'ready', reference: `proc-${randomBytes(3).toString('hex')}` });
-  const now = new Date();
-  await store.transaction(async (r) => {
-    await r.applications.insert(app);
-    await r.origins.insert({ id: randomUUID(), applicationId: app.id, url: origin.url, healthPath: '/', status: 'active', lastVerifiedAt: now, lastError: null, createdAt: now, updatedAt: now });
-    await r.domains.insert(domain, checksFor(domain.id));
-  });
-  const issued = await ca.issue(domain.hostname);
-  await store.run((r) => r.certificates.save({
-    hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
-    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
-  }));
+  const { domain } = await seedServedDomain(store, ca, DATA_KEY, origin.url, { app, domain: { reference: `proc-${randomBytes(3).toString('hex')}` } });
   forwarded.set(app.id, { slug: app.slug, requests: 0, bytes: 0 });
   return { id: app.id, slug: app.slug, domainId: domain.id, hostname: domain.hostname };
 }
@@ -150,12 +139,7 @@ function presentedCertificate(i: number, hostname: string): Promise<string> {
 
 /** Saves a new certificate for the domain (replacing its row); the fingerprint of its leaf. */
 async function replaceCertificate(app: TestApplication): Promise<string> {
-  const issued = await ca.issue(app.hostname);
-  await store.run((r) => r.certificates.save({
-    hostname: app.hostname, domainId: app.domainId, issuer: 'internal', pemChain: issued.pemChain,
-    keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
-  }));
-  return new X509Certificate(issued.pemChain).fingerprint256;
+  return new X509Certificate(await saveCertificate(store, ca, DATA_KEY, { id: app.domainId, hostname: app.hostname })).fingerprint256;
 }
 
 /** The `kid` of the assertion edge `i` adds to a request for the application (the origin's copy). */

@@ -6,6 +6,7 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import WebSocket from 'ws';
 import { encryptSecret, generateAssertionKey } from '@cds/core';
 import { DATA_KEY, DEPLOYMENT_KEY, startEdgeFixture, within, type EdgeFixture } from './edge-fixture';
+import { saveCertificate } from './served-domain';
 
 let f: EdgeFixture;
 let app: { id: string; slug: string };
@@ -64,12 +65,7 @@ describe('TLS', () => {
   it('presents a replaced certificate in new handshakes within 5 s of its domain.changed message, and the cached one before it', async () => {
     const d = await f.addDomain(app.id);
     const before = (await handshake(d.hostname)).fingerprint256;
-    const issued = await f.ca.issue(d.hostname);
-    await f.store.run((r) => r.certificates.save({
-      hostname: d.hostname, domainId: d.id, issuer: 'internal', pemChain: issued.pemChain,
-      keySealed: encryptSecret(issued.keyPem, DATA_KEY), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
-    }));
-    const after = new X509Certificate(issued.pemChain).fingerprint256;
+    const after = new X509Certificate(await saveCertificate(f.store, f.ca, DATA_KEY, d)).fingerprint256;
     expect(after).not.toBe(before);
     expect((await handshake(d.hostname)).fingerprint256).toBe(before);
     await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'certificate' });
