@@ -18,6 +18,15 @@ export interface DataStoreOptions {
   logger?: DataStoreLogger;
   /** PostgreSQL connection pool size (default 10). */
   poolSize?: number;
+  /**
+   * PostgreSQL: give up connecting, and waiting for an answer, after these many
+   * milliseconds (default: wait as long as the network does). A service that
+   * must keep going while the database is away (the edge) sets them: a
+   * database behind a network that drops packets would otherwise hold its
+   * requests for minutes.
+   */
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
@@ -50,7 +59,11 @@ function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): Data
     ...(opts.logger ? { logger: typeOrmLogger(opts.logger), maxQueryExecutionTime: SLOW_QUERY_MS } : { logging: false }),
   } as const;
   if (target.kind === 'postgres') {
-    return { ...common, type: 'postgres', url: target.url, poolSize: opts.poolSize ?? 10 };
+    const extra = {
+      ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
+      ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
+    };
+    return { ...common, type: 'postgres', url: target.url, poolSize: opts.poolSize ?? 10, extra };
   }
   return {
     ...common,

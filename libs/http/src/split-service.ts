@@ -2,7 +2,7 @@
 // database (refusing a schema that is not current) and the RabbitMQ bus; and
 // how a start-up failure ends the process (one line, exit 1).
 import { loadConfigOrExit, type Config } from '@cds/config';
-import { createDataStore, type DataStore } from '@cds/data';
+import { createDataStore, type DataStore, type DataStoreOptions } from '@cds/data';
 import { createLogger, type Logger } from '@cds/logging';
 import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
 
@@ -13,7 +13,7 @@ export interface SplitService {
   bus: AmqpBus;
 }
 
-export async function openSplitService(service: string, opts: { poolSize?: number } = {}): Promise<SplitService> {
+export async function openSplitService(service: string, opts: Pick<DataStoreOptions, 'poolSize' | 'connectTimeoutMs' | 'queryTimeoutMs'> = {}): Promise<SplitService> {
   const config = loadConfigOrExit({ mode: 'split' });
   const logger = createLogger({ service, level: config.logLevel });
   const store = await createDataStore({ url: config.databaseUrl, logger, ...opts });

@@ -5,9 +5,15 @@ import { startEdgeService } from './edge-service';
 
 /** In-flight requests get this long after SIGTERM; the chart's grace period is longer. */
 const DRAIN_MS = 20_000;
+/**
+ * The edge serves from its caches while the database is away; a request that
+ * needs the database (a name it never saw, a limiter reservation) waits at
+ * most this long for it, however the network fails.
+ */
+const DATABASE_TIMEOUTS = { connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 };
 
 async function main(): Promise<void> {
-  const { config, logger, store, bus } = await openSplitService('edge-proxy');
+  const { config, logger, store, bus } = await openSplitService('edge-proxy', DATABASE_TIMEOUTS);
 
   enableProcessMetrics();
   const service = await startEdgeService({ config, logger, store, bus });
