@@ -6,14 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { InternalCa } from '@cds/checker';
-import { createDataStore, type ApplicationLimits, type DataStore, type DomainStatus } from '@cds/data';
-import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import type { InternalCa } from '@cds/checker';
+import type { ApplicationLimits, DataStore, DomainStatus } from '@cds/data';
 import { anApplication } from '../data/data-fixtures';
-import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
-import { startEdgeProcess, waitForEdgeBuild, type EdgeProcess } from './edge-process';
+import { DATA_KEY, within, type RecordingOrigin } from './edge-fixture';
+import { startEdgeProcess, type EdgeProcess } from './edge-process';
+import { startEdgeProcessWorld, type EdgeProcessWorld } from './edge-process-world';
 import { seedServedDomain } from './served-domain';
 import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
 
@@ -27,13 +25,11 @@ interface Site {
   hostname: string;
 }
 
-let db: TestDatabase;
+let world: EdgeProcessWorld;
 let store: DataStore;
 let ca: InternalCa;
 let caPem: string;
 let origin: RecordingOrigin;
-let vhost: TestVhost | undefined;
-let bus: AmqpBus | undefined;
 let edge: EdgeProcess;
 let pid: number;
 let site: Site;
@@ -49,38 +45,19 @@ async function addSite(limits: Partial<ApplicationLimits>, status: DomainStatus 
 }
 
 beforeAll(async () => {
-  await waitForEdgeBuild();
-  db = await createTestDatabase('postgres');
-  store = await createDataStore({ url: db.url });
-  await store.migrate();
-  ca = new InternalCa(store, DATA_KEY);
-  caPem = await ca.certificatePem();
-  origin = await startRecordingOrigin();
-  vhost = await createVhost();
-  bus = await connectAmqpBus({ url: vhost.url, connectionName: 'edge-process-robustness' });
+  world = await startEdgeProcessWorld('edge-process-robustness');
+  ({ store, ca, caPem, origin } = world);
   site = await addSite({ proxied_requests_per_second: 100_000, proxied_requests_per_minute: 1_000_000 });
   other = await addSite({});
   attention = await addSite({}, 'attention_required');
   limited = await addSite({ proxied_requests_per_second: 1, proxied_requests_per_minute: 1 });
-  edge = await startEdgeProcess({
-    DATABASE_URL: db.url,
-    AMQP_URL: vhost.url,
-    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
-    DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'),
-    ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret,
-    ORIGIN_TIMEOUT: '5s',
-    LOG_LEVEL: 'warn',
-  }, caPem);
+  edge = await startEdgeProcess(world.env(), caPem);
   pid = edge.child.pid as number;
 }, 150_000);
 
 afterAll(async () => {
   edge?.kill();
-  await bus?.close();
-  await origin?.close();
-  await store?.close();
-  await db?.drop();
-  if (vhost) await deleteVhost(vhost);
+  await world?.close();
 }, 30_000);
 
 const tlsTo = (s: Site): RawTarget => ({ port: edge.httpsPort, servername: s.hostname, ca: caPem });
@@ -162,7 +139,7 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
   // During admission: the route dropped by the fan-out just before, so admitting waits for the database.
   for (let i = 0; i < 10; i++) {
     const connection = await openRaw(tlsTo(site));
-    await bus?.publish('domain.changed', { domain_id: site.domainId, hostname: site.hostname, application_id: site.applicationId, change: 'status' });
+    await world.bus.publish('domain.changed', { domain_id: site.domainId, hostname: site.hostname, application_id: site.applicationId, change: 'status' });
     await sleep(50);
     connection.write(upgrade(site.hostname));
     await connection.reset();

@@ -9,15 +9,14 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { InternalCa } from '@cds/checker';
-import { createDataStore, type ApplicationLimits, type DataStore } from '@cds/data';
-import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
+import type { InternalCa } from '@cds/checker';
+import type { ApplicationLimits, DataStore } from '@cds/data';
+import type { AmqpBus } from '@cds/messaging';
 import { startTestApi } from '../../support/api-harness';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { anApplication } from '../data/data-fixtures';
-import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { DATA_KEY, DEPLOYMENT_KEY, startRecordingOrigin, within, type RecordingOrigin } from './edge-fixture';
-import { metricValue, startEdgeProcess, waitForEdgeBuild, type EdgeProcess, type EdgeReply } from './edge-process';
+import { DATA_KEY, DEPLOYMENT_KEY, within, type RecordingOrigin } from './edge-fixture';
+import { metricValue, startEdgeProcess, type EdgeProcess, type EdgeReply } from './edge-process';
+import { startEdgeProcessWorld, type EdgeProcessWorld } from './edge-process-world';
 import { saveCertificate, seedServedDomain } from './served-domain';
 import { startSmtpSink, type SmtpSink } from './smtp-sink';
 
@@ -33,52 +32,29 @@ interface TestApplication {
   hostname: string;
 }
 
-let db: TestDatabase;
+let world: EdgeProcessWorld;
 let store: DataStore;
 let ca: InternalCa;
 let origin: RecordingOrigin;
 let sink: SmtpSink;
-// A vhost of this file's own: the domain.changed messages it publishes reach its two edges only.
-let vhost: TestVhost | undefined;
-let bus: AmqpBus | undefined;
+let bus: AmqpBus;
 let caPem: string;
 let edges: EdgeProcess[] = [];
 /** What every application should find in traffic_daily in the end: each answer the edges forwarded, with its body bytes. */
 const forwarded = new Map<string, { slug: string; requests: number; bytes: number }>();
 
 beforeAll(async () => {
-  await waitForEdgeBuild();
-  db = await createTestDatabase('postgres');
-  store = await createDataStore({ url: db.url });
-  await store.migrate();
-  ca = new InternalCa(store, DATA_KEY);
-  caPem = await ca.certificatePem();
-  origin = await startRecordingOrigin();
+  world = await startEdgeProcessWorld('edge-processes-test');
+  ({ store, ca, caPem, origin, bus } = world);
   sink = await startSmtpSink();
-  vhost = await createVhost();
-  bus = await connectAmqpBus({ url: vhost.url, connectionName: 'edge-processes-test' });
-  const env = {
-    DATABASE_URL: db.url,
-    AMQP_URL: vhost.url,
-    OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
-    DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'),
-    ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret,
-    ORIGIN_TIMEOUT: '5s',
-    SMTP_URL: sink.url,
-    SMTP_FROM: FROM,
-    LOG_LEVEL: 'warn',
-  };
+  const env = world.env({ SMTP_URL: sink.url, SMTP_FROM: FROM });
   edges = await Promise.all([startEdgeProcess(env, caPem), startEdgeProcess(env, caPem)]);
 }, 150_000);
 
 afterAll(async () => {
   for (const edge of edges) edge.kill();
-  await bus?.close();
-  await origin?.close();
   await sink?.close();
-  await store?.close();
-  await db?.drop();
-  if (vhost) await deleteVhost(vhost);
+  await world?.close();
 }, 30_000);
 
 const edge = (i: number): EdgeProcess => edges[i % 2] as EdgeProcess;
@@ -236,7 +212,7 @@ it('a replaced certificate reaches both edges by the domain.changed fan-out: new
 it('an assertion key issued and revoked through the operator API: both edges sign with it, then with the deployment key within 2 s of the revocation', async () => {
   const app = await addApplication({});
   expect([await signingKid(0, app, '/key-0'), await signingKid(1, app, '/key-0')]).toEqual([DEPLOYMENT_KEY.kid, DEPLOYMENT_KEY.kid]);
-  const api = await startTestApi({ DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'), ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret }, { url: db.url });
+  const api = await startTestApi({ DATA_ENCRYPTION_KEY: DATA_KEY.toString('base64'), ASSERTION_DEPLOYMENT_KEY: DEPLOYMENT_KEY.secret }, { url: world.db.url });
   try {
     const issued = await api.operator<{ kid: string; secret: string }>('POST', `/operator/v1/applications/${app.slug}/assertion-keys`, {});
     expect(issued.status).toBe(201);
@@ -325,7 +301,7 @@ describe('SIGTERM', () => {
     expect(await edge(0).terminate()).toBe(0);
     // 6 sized answers through each edge, the drained one, and one after the other edge stopped.
     expect(forwarded.get(app.id)).toEqual({ slug: app.slug, requests: 14, bytes: 2 * (1 + 10 + 100 + 999 + 4096 + 70_001) + 6 + 'slow'.length + 'origin /after'.length });
-    const api = await startTestApi({}, { url: db.url });
+    const api = await startTestApi({}, { url: world.db.url });
     try {
       for (const [applicationId, expected] of forwarded) {
         expect({ slug: expected.slug, ...(await storedTraffic(applicationId)) }).toEqual(expected);
