@@ -90,6 +90,11 @@ export function timestampFromDb(value: unknown): Date {
   throw new TypeError(`Not a timestamp: ${String(value)}`);
 }
 
+/** A timestamp column that may be NULL. */
+export function nullableTimestampFromDb(value: unknown): Date | null {
+  return value === null || value === undefined ? null : timestampFromDb(value);
+}
+
 /** bigint columns come back from pg as strings. */
 export function numberFromDb(value: unknown): number {
   const n = typeof value === 'string' ? Number(value) : value;

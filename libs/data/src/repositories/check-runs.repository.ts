@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
+import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
 import type { CertificateRow, CheckRow, CheckRunRecord, CheckRunsRepository, DatabaseKind, DomainRow, LeasedDomain, OutboxMessage } from '../types';
 
 /** Every column of a leased domain, as the lease statements return them. */
 const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count';
 
 type Raw = Record<string, unknown>;
-
-const nullableTimestamp = (value: unknown): Date | null => (value === null || value === undefined ? null : timestampFromDb(value));
 
 const CHECK_ORDER = ['ownership', 'routing', 'certificate', 'origin'];
 
@@ -23,8 +21,8 @@ function toDomain(raw: Raw): DomainRow {
     metadata: JSON.parse(String(raw.metadata)) as DomainRow['metadata'],
     createdAt: timestampFromDb(raw.created_at),
     updatedAt: timestampFromDb(raw.updated_at),
-    deletedAt: nullableTimestamp(raw.deleted_at),
-    nextCheckAt: nullableTimestamp(raw.next_check_at),
+    deletedAt: nullableTimestampFromDb(raw.deleted_at),
+    nextCheckAt: nullableTimestampFromDb(raw.next_check_at),
   };
 }
 
@@ -33,7 +31,7 @@ function checkFromJson(domainId: string, row: unknown[]): CheckRow {
   const [type, status, errorCode, message, observedAt, nextCheckAt] = row;
   return {
     domainId, type: type as CheckRow['type'], status: status as CheckRow['status'], errorCode: (errorCode ?? null) as string | null,
-    message: (message ?? null) as string | null, observedAt: nullableTimestamp(observedAt), nextCheckAt: nullableTimestamp(nextCheckAt),
+    message: (message ?? null) as string | null, observedAt: nullableTimestampFromDb(observedAt), nextCheckAt: nullableTimestampFromDb(nextCheckAt),
   };
 }
 

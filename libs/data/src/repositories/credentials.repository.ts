@@ -1,7 +1,7 @@
 import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { numberFromDb, queryPrepared, queryRows, timestampFromDb } from '../sql';
+import { nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb } from '../sql';
 import type {
   ApplicationLimits, ApplicationRow, ApplicationStatus, Authentication, AuthenticationInput, CredentialRow, CredentialsRepository, DatabaseKind,
 } from '../types';
@@ -38,7 +38,6 @@ const AUTHENTICATE = `
 
 type Raw = Record<string, unknown>;
 
-const nullableTimestamp = (value: unknown): Date | null => (value === null || value === undefined ? null : timestampFromDb(value));
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 function foundFromRaw(raw: Raw): { credential: CredentialRow; application: ApplicationRow } {
@@ -46,8 +45,8 @@ function foundFromRaw(raw: Raw): { credential: CredentialRow; application: Appli
   return {
     credential: {
       id: String(raw.c_id), applicationId, name: nullableText(raw.c_name), prefix: String(raw.c_prefix), keyHash: String(raw.c_key_hash),
-      revokedAt: nullableTimestamp(raw.c_revoked_at), expiresAt: nullableTimestamp(raw.c_expires_at), replacedById: nullableText(raw.c_replaced_by_id),
-      createdAt: timestampFromDb(raw.c_created_at), lastUsedAt: nullableTimestamp(raw.c_last_used_at),
+      revokedAt: nullableTimestampFromDb(raw.c_revoked_at), expiresAt: nullableTimestampFromDb(raw.c_expires_at), replacedById: nullableText(raw.c_replaced_by_id),
+      createdAt: timestampFromDb(raw.c_created_at), lastUsedAt: nullableTimestampFromDb(raw.c_last_used_at),
     },
     application: {
       id: applicationId, slug: String(raw.a_slug), name: String(raw.a_name), status: raw.a_status as ApplicationStatus, plan: String(raw.a_plan),

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { numberFromDb, queryRows, timestampFromDb } from '../sql';
+import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb } from '../sql';
 import type { DatabaseKind, DiagnosticsRepository } from '../types';
 
 // The certificate and webhook-delivery tables belong to later versions: every
@@ -34,7 +34,7 @@ export class TypeOrmDiagnosticsRepository implements DiagnosticsRepository {
       {},
     );
     const oldest = row?.oldest;
-    return { pending: numberFromDb(row?.n), oldestDueAt: oldest === null || oldest === undefined ? null : timestampFromDb(oldest) };
+    return { pending: numberFromDb(row?.n), oldestDueAt: nullableTimestampFromDb(oldest) };
   }
 
   private async tableExists(table: string): Promise<boolean> {

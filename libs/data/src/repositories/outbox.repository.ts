@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
-import { numberFromDb, queryRows, timestampFromDb } from '../sql';
+import { nullableTimestampFromDb, numberFromDb, queryRows } from '../sql';
 import type { OutboxRepository, OutboxRow } from '../types';
 
 export class TypeOrmOutboxRepository implements OutboxRepository {
@@ -41,7 +41,7 @@ export class TypeOrmOutboxRepository implements OutboxRepository {
 
   async backlog(): Promise<{ count: number; oldestAt: Date | null }> {
     const [row] = await queryRows<{ count: unknown; oldest: unknown }>(this.manager, 'SELECT COUNT(*) AS "count", MIN(created_at) AS oldest FROM outbox WHERE published_at IS NULL', {});
-    return { count: numberFromDb(row?.count ?? 0), oldestAt: row?.oldest === null || row?.oldest === undefined ? null : timestampFromDb(row.oldest) };
+    return { count: numberFromDb(row?.count ?? 0), oldestAt: nullableTimestampFromDb(row?.oldest) };
   }
 
   all(routingKey?: string): Promise<OutboxRow[]> {

@@ -1,7 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
+import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
 import type {
   DatabaseKind,
   WebhookAttemptResult,
@@ -26,7 +26,6 @@ const ATTEMPT_COLUMNS: Array<[keyof WebhookAttemptRow, string]> = [
 /** Rows per INSERT statement (parameters stay far below both databases' limits). */
 const INSERT_CHUNK = 200;
 
-const nullableTimestamp = (value: unknown): Date | null => (value === null || value === undefined ? null : timestampFromDb(value));
 
 /** A row as raw SQL returns it (the hot paths skip TypeORM's entity mapping). */
 function deliveryFromDb(raw: Record<string, unknown>): WebhookDeliveryRow {
@@ -39,12 +38,12 @@ function deliveryFromDb(raw: Record<string, unknown>): WebhookDeliveryRow {
     payload: raw.payload as string,
     state: raw.state as WebhookDeliveryRow['state'],
     attempts: numberFromDb(raw.attempts),
-    nextAttemptAt: nullableTimestamp(raw.next_attempt_at),
-    lastAttemptAt: nullableTimestamp(raw.last_attempt_at),
+    nextAttemptAt: nullableTimestampFromDb(raw.next_attempt_at),
+    lastAttemptAt: nullableTimestampFromDb(raw.last_attempt_at),
     lastStatusCode: raw.last_status_code === null ? null : numberFromDb(raw.last_status_code),
     lastError: raw.last_error as string | null,
     createdAt: timestampFromDb(raw.created_at),
-    deliveredAt: nullableTimestamp(raw.delivered_at),
+    deliveredAt: nullableTimestampFromDb(raw.delivered_at),
     replayOf: raw.replay_of as string | null,
     leaseId: raw.lease_id as string | null,
   };
