@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
 import type { CertificateRow, CheckRow, CheckRunRecord, CheckRunsRepository, DatabaseKind, DomainRow, LeasedDomain, OutboxMessage } from '../types';
+import { byCheckOrder } from './check-order';
 
 /** Every column of a leased domain, as the lease statements return them. */
 const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count';
 
 type Raw = Record<string, unknown>;
-
-const CHECK_ORDER = ['ownership', 'routing', 'certificate', 'origin'];
 
 function toDomain(raw: Raw): DomainRow {
   return {
@@ -42,8 +41,6 @@ function certificateFromRaw(raw: Raw): CertificateRow | null {
     keySealed: String(raw.c_key_sealed), notBefore: timestampFromDb(raw.c_not_before), notAfter: timestampFromDb(raw.c_not_after), createdAt: timestampFromDb(raw.c_created_at),
   };
 }
-
-const byCheckOrder = (a: CheckRow, b: CheckRow) => CHECK_ORDER.indexOf(a.type) - CHECK_ORDER.indexOf(b.type);
 
 /**
  * PostgreSQL: a lease, the leased domains' check rows (as JSON, one row per

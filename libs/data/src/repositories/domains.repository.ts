@@ -3,11 +3,11 @@ import { In, IsNull, type EntityManager, type FindOptionsWhere, type Repository 
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
 import { numberFromDb, queryPrepared, queryRows, updateReturning } from '../sql';
-import type { CheckRow, CheckType, DatabaseKind, DomainListFilter, DomainRow, DomainsRepository, OutboxMessage, RegisterOutcome } from '../types';
+import type { CheckRow, DatabaseKind, DomainListFilter, DomainRow, DomainsRepository, OutboxMessage, RegisterOutcome } from '../types';
+import { CHECK_ORDER } from './check-order';
 import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, updateWhere } from './write-helpers';
 
-const CHECK_ORDER: readonly CheckType[] = ['ownership', 'routing', 'certificate', 'origin'];
 const OLDEST_FIRST = { createdAt: 'ASC', id: 'ASC' } as const;
 /** `insert` admits whatever the count (the column is a 32-bit integer). */
 const NO_LIMIT = 2_147_483_647;
