@@ -3,3 +3,4 @@ export { createDataStore, type DataStoreLogger, type DataStoreOptions } from './
 export { NestedUnitOfWorkError, UniqueViolation, UNIQUE_CONSTRAINTS, type UniqueConstraint } from './errors';
 export { outboxSource } from './outbox-source';
 export { pendingDelivery, type PendingDeliveryFields } from './pending-delivery';
+export { windowOf } from './repositories/rate-counters.repository';

@@ -1,6 +1,6 @@
 import type { RequestHandler, Request } from 'express';
 import { AppError, secretHash, looksLikeApiKey, rateLimited } from '@cds/core';
-import type { ApplicationRow, CredentialRow, DataStore } from '@cds/data';
+import { windowOf, type ApplicationRow, type CredentialRow, type DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
 import { secondsUntil, windowState } from './fixed-window';
 
@@ -26,11 +26,6 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** Both the request budget and the invalid-credential throttle count per clock-aligned minute. */
 const WINDOW_SECONDS = 60;
 const BUDGET_PREFIX = 'api:';
-
-function secondsToWindowEnd(now: Date): number {
-  const windowMs = WINDOW_SECONDS * 1000;
-  return secondsUntil(new Date((Math.floor(now.getTime() / windowMs) + 1) * windowMs), now);
-}
 
 /** The credential's application, set by `applicationAuth`. */
 export function principalOf(req: Request): ApplicationPrincipal {
@@ -64,7 +59,7 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
           keyHash: secretHash(key), now: at, throttleKey, throttleLimit: opts.failuresPerMinute, budgetPrefix: BUDGET_PREFIX, windowSeconds: WINDOW_SECONDS,
         }))
       : { failures: (await opts.store.run((r) => r.rateCounters.peek(throttleKey, WINDOW_SECONDS, at))).count, found: null, budget: null };
-    if (auth.failures >= opts.failuresPerMinute) throw rateLimited(secondsToWindowEnd(at), 'Too many invalid credentials from this address.');
+    if (auth.failures >= opts.failuresPerMinute) throw rateLimited(secondsUntil(windowOf(WINDOW_SECONDS, at).resetAt, at), 'Too many invalid credentials from this address.');
     if (!auth.found || !auth.budget) {
       await opts.store.run((r) => r.rateCounters.hit(throttleKey, WINDOW_SECONDS, at));
       throw new AppError('unauthorized', 'A valid application credential is required: send Authorization: Bearer cd_….');
