@@ -12,7 +12,6 @@
 // the serial suites: it mostly waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,6 +24,7 @@ import { startRecordingOrigin, type RecordingOrigin } from '../integration/edge/
 import { seedServedDomain } from '../integration/edge/served-domain';
 import { createVhost, deleteVhost, type TestVhost } from '../integration/messaging/rabbit';
 import { freePort } from '../support/free-port';
+import { BUILD_WAIT_MS, waitForBuild } from '../support/service-process';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 const MAIN = join(__dirname, '../../services/edge-proxy/dist/main.js');
@@ -38,7 +38,6 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const RECONNECT_WITHIN_MS = 10_000;
 const FLUSH_WITHIN_MS = 20_000;
 const START_TIMEOUT_MS = 30_000;
-const BUILD_WAIT_MS = 120_000;
 const ASSERTION_ISSUER = 'custom-domain-service';
 
 const DATA_KEY = randomBytes(32);
@@ -74,14 +73,6 @@ let caPem: string;
 let ports: Ports;
 const sites: Site[] = [];
 
-/** `make test` builds first; while a build is still running elsewhere, wait for it instead of failing. */
-async function waitForBuild(): Promise<void> {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(MAIN)) {
-    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
-}
 
 async function seedSite(label: string, withOwnKey: boolean, ca: InternalCa, originUrl: string): Promise<Site> {
   const own = withOwnKey ? generateAssertionKey() : null;
@@ -216,7 +207,7 @@ async function stopEdge(signal: NodeJS.Signals): Promise<{ code: number | null; 
 
 beforeAll(async () => {
   if (!Number.isFinite(OUTAGE_SECONDS) || OUTAGE_SECONDS <= 0) throw new Error(`EDGE_OUTAGE_SECONDS must be a positive number (got ${process.env.EDGE_OUTAGE_SECONDS})`);
-  await waitForBuild();
+  await waitForBuild(MAIN);
   pg = await startPrivatePostgres();
   store = await createDataStore({ url: pg.url });
   await store.migrate();

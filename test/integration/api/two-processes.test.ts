@@ -2,12 +2,12 @@
 // database: a credential's request budget is shared between replicas.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDataStore } from '@cds/data';
 import { connectTestClient, roomInWindow, type Answer, type TestClient } from '../../support/api-harness';
 import { freePort } from '../../support/free-port';
+import { BUILD_WAIT_MS, stopProcess, waitForBuild } from '../../support/service-process';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 
 // Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
@@ -16,7 +16,6 @@ jest.setTimeout(60_000);
 const MAIN = join(__dirname, '../../../services/api/dist/main.js');
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 const START_TIMEOUT_MS = 30_000;
-const BUILD_WAIT_MS = 120_000;
 
 interface ApiProcess {
   child: ChildProcess;
@@ -24,14 +23,6 @@ interface ApiProcess {
   output: () => string;
 }
 
-/** `make test` builds first; while a build is still running elsewhere, wait for it instead of skipping. */
-async function waitForBuild(): Promise<void> {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(MAIN)) {
-    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
-}
 
 async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
   const [apiPort, metricsPort] = [await freePort(), await freePort()];
@@ -59,21 +50,14 @@ async function startApiProcess(env: Record<string, string>): Promise<ApiProcess>
   }
 }
 
-async function stop(proc: ApiProcess): Promise<void> {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
-  proc.child.kill('SIGTERM');
-  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stop = (proc: ApiProcess): Promise<void> => stopProcess(proc.child, 10_000);
 
 let db: TestDatabase;
 const processes: ApiProcess[] = [];
 const clients: TestClient[] = [];
 
 beforeAll(async () => {
-  await waitForBuild();
+  await waitForBuild(MAIN);
   db = await createTestDatabase();
   const store = await createDataStore({ url: db.url });
   await store.migrate();

@@ -2,22 +2,21 @@
 // in-process API (--url/--token) and its database (DATABASE_URL), on
 // TEST_DATABASE. Exit codes: 0 ok, 1 failed request or check, 2 usage.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { randomSlug, startTestApi, type TestApi } from '../../support/api-harness';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
+import { waitForBuild } from '../../support/service-process';
 import { createTestDatabase } from '../../support/test-database';
 
 jest.setTimeout(180_000);
 
 const CDCTL = join(__dirname, '../../../services/cli/bin/cdctl.js');
 const MAIN = join(__dirname, '../../../services/cli/dist/main.js');
-const BUILD_WAIT_MS = 120_000;
 
 interface Run {
   code: number | null;
@@ -57,17 +56,9 @@ function expectExit(run: Run, code: number): void {
   if (run.code !== code) throw new Error(`expected exit ${code}, got ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
 }
 
-/** `make test` builds first; while a build is still running elsewhere, wait for it instead of failing. */
-async function waitForBuild(): Promise<void> {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(MAIN)) {
-    if (Date.now() > deadline) throw new Error(`${MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
-}
 
 beforeAll(async () => {
-  await waitForBuild();
+  await waitForBuild(MAIN);
   api = await startTestApi();
   dns = await startDnsResponder({ 'edge.example.net': '192.0.2.20' });
   cwd = mkdtempSync(join(tmpdir(), 'cdctl-test-'));

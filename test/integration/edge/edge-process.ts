@@ -2,16 +2,15 @@
 // on free loopback ports, an HTTPS client to it that sets SNI and Host, and its
 // ops endpoints (/readyz, /metrics).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../support/free-port';
+import { waitForBuild } from '../../support/service-process';
 
 export const EDGE_MAIN = join(__dirname, '../../../services/edge-proxy/dist/main.js');
 const START_TIMEOUT_MS = 30_000;
-const BUILD_WAIT_MS = 120_000;
 /** Past the edge's own 20 s drain: a process still running then is killed. */
 const STOP_TIMEOUT_MS = 25_000;
 
@@ -41,14 +40,8 @@ export interface EdgeProcess {
   kill(): void;
 }
 
-/** `make test` builds first; while a build is still running elsewhere, wait for it instead of failing at once. */
-export async function waitForEdgeBuild(): Promise<void> {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(EDGE_MAIN)) {
-    if (Date.now() > deadline) throw new Error(`${EDGE_MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
-}
+/** Waits for the build of the service this file starts (see waitForBuild). */
+export const waitForEdgeBuild = (): Promise<void> => waitForBuild(EDGE_MAIN);
 
 function plainGet(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

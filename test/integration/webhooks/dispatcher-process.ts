@@ -3,28 +3,22 @@
 // ready once its /readyz answers 200; stopped with SIGTERM or SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../support/free-port';
+import { stopProcess, waitForBuild } from '../../support/service-process';
 import { until } from './webhook-stack';
 
+export { BUILD_WAIT_MS } from '../../support/service-process';
+
 export const DISPATCHER_MAIN = join(__dirname, '../../../services/webhook-dispatcher/dist/main.js');
-export const BUILD_WAIT_MS = 120_000;
 
 export interface DispatcherProcess {
   child: ChildProcess;
   output: () => string;
 }
 
-/** Waits (up to BUILD_WAIT_MS) for the dispatcher's build, which another build may still be writing. */
-export async function waitForDispatcherBuild(): Promise<void> {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(DISPATCHER_MAIN)) {
-    if (Date.now() > deadline) throw new Error(`${DISPATCHER_MAIN} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
-}
+/** Waits for the build of the service this file starts (see waitForBuild). */
+export const waitForDispatcherBuild = (): Promise<void> => waitForBuild(DISPATCHER_MAIN);
 
 /** The split-mode environment over a database and a broker; `dataEncryptionKey` must be the API's, so the secrets it sealed open. */
 export function dispatcherEnv(databaseUrl: string, amqpUrl: string, dataEncryptionKey: Buffer, extra: Record<string, string> = {}): Record<string, string> {
@@ -67,11 +61,4 @@ export async function kill9(proc: DispatcherProcess): Promise<void> {
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within 15 s. */
-export async function stop(proc: DispatcherProcess): Promise<void> {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
-  proc.child.kill('SIGTERM');
-  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
+export const stop = (proc: DispatcherProcess): Promise<void> => stopProcess(proc.child, 15_000);
