@@ -4,8 +4,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { outboxSource, type DataStore } from '@cds/data';
+import { connectAmqpBus, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
 import { freePort } from '../../support/free-port';
 import { stopProcess, waitForBuild } from '../../support/service-process';
+import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { until } from './webhook-stack';
 
 export { BUILD_WAIT_MS } from '../../support/service-process';
@@ -30,6 +33,27 @@ export function dispatcherEnv(databaseUrl: string, amqpUrl: string, dataEncrypti
     ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'warn',
     ...extra,
+  };
+}
+
+/** A RabbitMQ vhost of the test's own and the outbox relay that publishes the API's outbox to it, as split mode runs. */
+export interface BrokerRelay {
+  vhost: TestVhost;
+  relay: OutboxRelay;
+  close(): Promise<void>;
+}
+
+export async function startBrokerRelay(store: DataStore): Promise<BrokerRelay> {
+  const vhost = await createVhost();
+  const bus = await connectAmqpBus({ url: vhost.url, reconnectDelayMs: { initial: 100, max: 500 } });
+  const relay = startOutboxRelay({ source: outboxSource(store), bus, intervalMs: 50 });
+  return {
+    vhost, relay,
+    async close() {
+      await relay.stop();
+      await bus.close();
+      await deleteVhost(vhost);
+    },
   };
 }
 

@@ -3,13 +3,10 @@
 // are being delivered, then started again. Every event must reach the receiver
 // at least once, none may be abandoned; the duplicates the crash caused are reported.
 import { randomUUID } from 'node:crypto';
-import { outboxSource } from '@cds/data';
-import { connectAmqpBus, startOutboxRelay, type AmqpBus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
-import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { BUILD_WAIT_MS, dispatcherEnv, kill9, startDispatcherProcess, stop, waitForDispatcherBuild, type DispatcherProcess } from './dispatcher-process';
+import { BUILD_WAIT_MS, dispatcherEnv, kill9, startBrokerRelay, startDispatcherProcess, stop, waitForDispatcherBuild, type BrokerRelay, type DispatcherProcess } from './dispatcher-process';
 import { until } from './webhook-stack';
 
 jest.setTimeout(240_000);
@@ -21,9 +18,7 @@ let db: TestDatabase;
 let api: TestApi;
 let ca: TestCa;
 let receiver: WebhookReceiver;
-let vhost: TestVhost;
-let bus: AmqpBus;
-let relay: OutboxRelay;
+let broker: BrokerRelay;
 const processes: DispatcherProcess[] = [];
 
 beforeAll(async () => {
@@ -32,20 +27,16 @@ beforeAll(async () => {
   ca = createTestCa();
   receiver = await startReceiver(ca);
   api = await startTestApi({ WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' }, { url: db.url });
-  vhost = await createVhost();
-  bus = await connectAmqpBus({ url: vhost.url, reconnectDelayMs: { initial: 100, max: 500 } });
-  relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 50 });
+  broker = await startBrokerRelay(api.store);
 }, BUILD_WAIT_MS + 60_000);
 
 afterAll(async () => {
   for (const proc of processes) await stop(proc);
-  await relay?.stop();
-  await bus?.close();
+  await broker?.close();
   await receiver?.close();
   await api?.close();
   await db?.drop();
   ca?.remove();
-  if (vhost) await deleteVhost(vhost);
 }, 60_000);
 
 it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the dispatcher`, async () => {
@@ -56,7 +47,7 @@ it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the
   const sub = await api.request('POST', '/v1/webhooks', { token: key, body: { url: receiver.url('/fault'), events: ['domain.ready'] } });
   expect(sub.status).toBe(201);
 
-  const env = dispatcherEnv(db.url, vhost.url, api.config.dataEncryptionKey, {
+  const env = dispatcherEnv(db.url, broker.vhost.url, api.config.dataEncryptionKey, {
     WEBHOOK_CA_BUNDLE: ca.caFile,
     WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
     WEBHOOK_TIMEOUT: '2s',
@@ -73,7 +64,7 @@ it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the
         await r.outbox.add('event.emitted', { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: { id: randomUUID() } } });
       }
     });
-    relay.kick();
+    broker.relay.kick();
   }
 
   const unique = () => new Set(receiver.to('/fault').map((r) => String(r.headers['x-custom-domain-event-id']))).size;

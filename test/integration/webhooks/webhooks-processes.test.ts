@@ -20,14 +20,11 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { outboxSource } from '@cds/data';
-import { connectAmqpBus, startOutboxRelay, type AmqpBus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createTestCa, type TestCa } from '../../support/webhook-receiver';
-import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { BUILD_WAIT_MS, dispatcherEnv, startDispatcherProcess, stop, waitForDispatcherBuild, type DispatcherProcess } from './dispatcher-process';
+import { BUILD_WAIT_MS, dispatcherEnv, startBrokerRelay, startDispatcherProcess, stop, waitForDispatcherBuild, type BrokerRelay, type DispatcherProcess } from './dispatcher-process';
 import { until } from './webhook-stack';
 
 jest.setTimeout(120_000);
@@ -57,9 +54,7 @@ interface Seen {
 let db: TestDatabase;
 let api: TestApi;
 let ca: TestCa;
-let vhost: TestVhost;
-let bus: AmqpBus;
-let relay: OutboxRelay;
+let broker: BrokerRelay;
 let dns: { first: DnsResponder; second: DnsResponder };
 let servers: https.Server[] = [];
 let port: number;
@@ -117,14 +112,14 @@ async function emit(appId: string, count: number): Promise<string[]> {
       await r.outbox.add('event.emitted', { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: { id: randomUUID() } } });
     }
   });
-  relay.kick();
+  broker.relay.kick();
   return ids;
 }
 
 const deliveriesOf = (route: Route) => api.store.run((r) => r.webhookDeliveries.list(route.appId, route.subscriptionId, { limit: 10_000, offset: 0 }));
 
 function envFor(which: keyof typeof VIA, retrySchedule: string): Record<string, string> {
-  return dispatcherEnv(db.url, vhost.url, api.config.dataEncryptionKey, {
+  return dispatcherEnv(db.url, broker.vhost.url, api.config.dataEncryptionKey, {
     DNS_SERVERS: dns[which].server,
     WEBHOOK_CA_BUNDLE: ca.caFile,
     WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
@@ -155,15 +150,12 @@ beforeAll(async () => {
   servers = [first, await listen(VIA.second, port)];
   // The API checks the URL at create with the first process's DNS server.
   api = await startTestApi({ DNS_SERVERS: dns.first.server, WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' }, { url: db.url });
-  vhost = await createVhost();
-  bus = await connectAmqpBus({ url: vhost.url, reconnectDelayMs: { initial: 100, max: 500 } });
-  relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 50 });
+  broker = await startBrokerRelay(api.store);
 }, BUILD_WAIT_MS + 60_000);
 
 afterAll(async () => {
   for (const proc of processes) await stop(proc);
-  await relay?.stop();
-  await bus?.close();
+  await broker?.close();
   for (const server of servers) {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -173,7 +165,6 @@ afterAll(async () => {
   await api?.close();
   await db?.drop();
   ca?.remove();
-  if (vhost) await deleteVhost(vhost);
 }, 60_000);
 
 it('two replicas over one database and queue deliver everything and never send one attempt twice', async () => {
