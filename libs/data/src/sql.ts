@@ -90,6 +90,14 @@ export function timestampFromDb(value: unknown): Date {
   throw new TypeError(`Not a timestamp: ${String(value)}`);
 }
 
+/** A row as raw SQL returns it: column name to value (the hot paths skip TypeORM's entity mapping). */
+export type RawRow = Record<string, unknown>;
+
+/** A text column that may be NULL. */
+export function nullableTextFromDb(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
 /** A timestamp column that may be NULL. */
 export function nullableTimestampFromDb(value: unknown): Date | null {
   return value === null || value === undefined ? null : timestampFromDb(value);

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
-import type { CertificateRow, CheckRow, CheckRunRecord, CheckRunsRepository, DatabaseKind, DomainRow, LeasedDomain, OutboxMessage } from '../types';
+import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
+import type { CertificateRow, CheckRow, CheckRunRecord, CheckRunsRepository, DatabaseKind, DomainRow, LeasedDomain } from '../types';
+import { ENTITY } from '../entities';
+import { TypeOrmCertificatesRepository } from './certificates.repository';
 import { byCheckOrder } from './check-order';
+import { TypeOrmOutboxRepository } from './outbox.repository';
+import { chunks } from './write-helpers';
 
 /** Every column of a leased domain, as the lease statements return them. */
 const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count';
 
-type Raw = Record<string, unknown>;
-
-function toDomain(raw: Raw): DomainRow {
+function domainFromDb(raw: RawRow): DomainRow {
   return {
     id: String(raw.id),
     applicationId: String(raw.application_id),
@@ -34,7 +36,7 @@ function checkFromJson(domainId: string, row: unknown[]): CheckRow {
   };
 }
 
-function certificateFromRaw(raw: Raw): CertificateRow | null {
+function certificateFromDb(raw: RawRow): CertificateRow | null {
   if (raw.c_hostname === null || raw.c_hostname === undefined) return null;
   return {
     hostname: String(raw.c_hostname), domainId: String(raw.c_domain_id), issuer: raw.c_issuer as CertificateRow['issuer'], pemChain: String(raw.c_pem_chain),
@@ -119,12 +121,6 @@ const LEASE_FREE = '(leased_until IS NULL OR leased_until < :now)';
 /** Rows written per statement at most (parameters stay far below both databases' limits). */
 const ROWS_PER_STATEMENT = 100;
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
   constructor(
     private readonly manager: EntityManager,
@@ -179,25 +175,25 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
   /** The leased domains with their context, oldest due first (an UPDATE returns its rows in no set order). */
   private async lease(update: string, params: Record<string, unknown>): Promise<LeasedDomain[]> {
     const leased = this.kind === 'postgres'
-      ? (await queryRows<Raw>(this.manager, leaseWithContext(update), params)).map((raw): LeasedDomain => {
-          const domain = toDomain(raw);
+      ? (await queryRows<RawRow>(this.manager, leaseWithContext(update), params)).map((raw): LeasedDomain => {
+          const domain = domainFromDb(raw);
           const checks = ((raw.checks ?? []) as unknown[][]).map((row) => checkFromJson(domain.id, row)).sort(byCheckOrder);
-          return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromRaw(raw) };
+          return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromDb(raw) };
         })
-      : await this.withContext(await updateReturning<Raw>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
+      : await this.withContext(await updateReturning<RawRow>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
     const due = (l: LeasedDomain) => l.domain.nextCheckAt?.getTime() ?? 0;
     return leased.sort((a, b) => due(a) - due(b));
   }
 
   /** SQLite: the check rows and certificates of the leased domains, read after the lease. */
-  private async withContext(rows: Raw[]): Promise<LeasedDomain[]> {
+  private async withContext(rows: RawRow[]): Promise<LeasedDomain[]> {
     if (rows.length === 0) return [];
-    const domains = rows.map(toDomain);
+    const domains = rows.map(domainFromDb);
     const ids = domains.map((d) => d.id);
-    const checks = await queryRows<Raw>(
+    const checks = await queryRows<RawRow>(
       this.manager, 'SELECT domain_id, type, status, error_code, message, observed_at, next_check_at FROM domain_checks WHERE domain_id IN (:...ids)', { ids },
     );
-    const certificates = await queryRows<Raw>(
+    const certificates = await queryRows<RawRow>(
       this.manager,
       `SELECT hostname AS c_hostname, domain_id AS c_domain_id, issuer AS c_issuer, pem_chain AS c_pem_chain, key_sealed AS c_key_sealed,
          not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at FROM certificates WHERE hostname IN (:...hostnames)`,
@@ -205,10 +201,10 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     );
     return domains.map((domain, i) => ({
       domain,
-      checkCount: numberFromDb((rows[i] as Raw).check_count),
+      checkCount: numberFromDb((rows[i] as RawRow).check_count),
       checks: checks.filter((c) => c.domain_id === domain.id)
         .map((c) => checkFromJson(domain.id, [c.type, c.status, c.error_code, c.message, c.observed_at, c.next_check_at])).sort(byCheckOrder),
-      certificate: certificateFromRaw(certificates.find((c) => c.c_hostname === domain.hostname) ?? {}),
+      certificate: certificateFromDb(certificates.find((c) => c.c_hostname === domain.hostname) ?? {}),
     }));
   }
 
@@ -255,11 +251,12 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     }
     const kept = records.filter((record) => written.has(record.domainId));
     const checks = kept.flatMap((record) => record.checks);
-    for (const part of chunks(checks, ROWS_PER_STATEMENT)) await this.upsertChecks(part);
-    const certificates = kept.flatMap((record) => (record.certificate ? [record.certificate] : []));
-    for (const part of chunks(certificates, ROWS_PER_STATEMENT)) await this.upsertCertificates(part);
-    const messages = kept.flatMap((record) => record.messages);
-    for (const part of chunks(messages, ROWS_PER_STATEMENT)) await this.insertMessages(part);
+    for (const part of chunks(checks, ROWS_PER_STATEMENT)) await this.manager.getRepository<CheckRow>(ENTITY.domainCheck).upsert(part, ['domainId', 'type']);
+    const certificates = new TypeOrmCertificatesRepository(this.manager);
+    for (const record of kept) if (record.certificate) await certificates.save(record.certificate);
+    // In the order given: the outbox's seq keeps it.
+    const outbox = new TypeOrmOutboxRepository(this.manager);
+    for (const message of kept.flatMap((record) => record.messages)) await outbox.add(message.routingKey, message.payload);
     return [...written];
   }
 
@@ -278,47 +275,5 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       UPDATE domains SET ${DOMAIN_UPDATE.replace('LEAST', 'MIN')}
       FROM v WHERE domains.id = v.id AND domains.leased_by = :leasedBy AND domains.deleted_at IS NULL RETURNING id`;
     return (await queryRows<{ id: string }>(this.manager, sql, params)).map((row) => row.id);
-  }
-
-  private async upsertChecks(rows: CheckRow[]): Promise<void> {
-    const params: Record<string, unknown> = {};
-    const values = rows.map((row, i) => {
-      Object.assign(params, {
-        [`d${i}`]: row.domainId, [`t${i}`]: row.type, [`s${i}`]: row.status, [`e${i}`]: row.errorCode, [`m${i}`]: row.message,
-        [`o${i}`]: row.observedAt, [`n${i}`]: row.nextCheckAt,
-      });
-      return `(:d${i}, :t${i}, :s${i}, :e${i}, :m${i}, :o${i}, :n${i})`;
-    });
-    await queryRows(
-      this.manager,
-      `INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at) VALUES ${values.join(', ')} ${CHECK_UPSERT}`,
-      params,
-    );
-  }
-
-  private async upsertCertificates(rows: NonNullable<CheckRunRecord['certificate']>[]): Promise<void> {
-    const params: Record<string, unknown> = {};
-    const values = rows.map((row, i) => {
-      Object.assign(params, {
-        [`h${i}`]: row.hostname, [`d${i}`]: row.domainId, [`i${i}`]: row.issuer, [`p${i}`]: row.pemChain, [`k${i}`]: row.keySealed,
-        [`b${i}`]: row.notBefore, [`a${i}`]: row.notAfter, [`c${i}`]: row.createdAt,
-      });
-      return `(:h${i}, :d${i}, :i${i}, :p${i}, :k${i}, :b${i}, :a${i}, :c${i})`;
-    });
-    await queryRows(
-      this.manager,
-      `INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at) VALUES ${values.join(', ')} ${CERTIFICATE_UPSERT}`,
-      params,
-    );
-  }
-
-  /** In the order given: the outbox's seq keeps it. */
-  private async insertMessages(messages: OutboxMessage[]): Promise<void> {
-    const params: Record<string, unknown> = { at: new Date() };
-    const values = messages.map((message, i) => {
-      Object.assign(params, { [`i${i}`]: randomUUID(), [`k${i}`]: message.routingKey, [`p${i}`]: JSON.stringify(message.payload) });
-      return `(:i${i}, :k${i}, :p${i}, :at, 0)`;
-    });
-    await queryRows(this.manager, `INSERT INTO outbox (id, routing_key, payload, created_at, attempts) VALUES ${values.join(', ')}`, params);
   }
 }

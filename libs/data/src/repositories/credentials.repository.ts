@@ -1,7 +1,7 @@
 import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb } from '../sql';
+import { nullableTextFromDb, nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb, type RawRow } from '../sql';
 import type {
   ApplicationLimits, ApplicationRow, ApplicationStatus, Authentication, AuthenticationInput, CredentialRow, CredentialsRepository, DatabaseKind,
 } from '../types';
@@ -36,21 +36,17 @@ const AUTHENTICATE = `
   SELECT found.*, (SELECT "count" FROM failures) AS failures, budget."count" AS budget_count, budget.reset_at AS budget_reset_at
   FROM (SELECT 1 AS one) AS request LEFT JOIN found ON true LEFT JOIN budget ON true`;
 
-type Raw = Record<string, unknown>;
-
-const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-
-function foundFromRaw(raw: Raw): { credential: CredentialRow; application: ApplicationRow } {
+function foundFromDb(raw: RawRow): { credential: CredentialRow; application: ApplicationRow } {
   const applicationId = String(raw.c_application_id);
   return {
     credential: {
-      id: String(raw.c_id), applicationId, name: nullableText(raw.c_name), prefix: String(raw.c_prefix), keyHash: String(raw.c_key_hash),
-      revokedAt: nullableTimestampFromDb(raw.c_revoked_at), expiresAt: nullableTimestampFromDb(raw.c_expires_at), replacedById: nullableText(raw.c_replaced_by_id),
+      id: String(raw.c_id), applicationId, name: nullableTextFromDb(raw.c_name), prefix: String(raw.c_prefix), keyHash: String(raw.c_key_hash),
+      revokedAt: nullableTimestampFromDb(raw.c_revoked_at), expiresAt: nullableTimestampFromDb(raw.c_expires_at), replacedById: nullableTextFromDb(raw.c_replaced_by_id),
       createdAt: timestampFromDb(raw.c_created_at), lastUsedAt: nullableTimestampFromDb(raw.c_last_used_at),
     },
     application: {
       id: applicationId, slug: String(raw.a_slug), name: String(raw.a_name), status: raw.a_status as ApplicationStatus, plan: String(raw.a_plan),
-      contactEmail: nullableText(raw.a_contact_email), limits: JSON.parse(String(raw.a_limits)) as ApplicationLimits,
+      contactEmail: nullableTextFromDb(raw.a_contact_email), limits: JSON.parse(String(raw.a_limits)) as ApplicationLimits,
       createdAt: timestampFromDb(raw.a_created_at), updatedAt: timestampFromDb(raw.a_updated_at), deletedAt: null, liveDomains: numberFromDb(raw.a_live_domains),
     },
   };
@@ -112,11 +108,11 @@ export class TypeOrmCredentialsRepository implements CredentialsRepository {
   }
 
   private async authenticateInOneStatement(input: AuthenticationInput): Promise<Authentication> {
-    const [raw] = await queryPrepared<Raw>(this.manager, AUTHENTICATE, parameters(input));
+    const [raw] = await queryPrepared<RawRow>(this.manager, AUTHENTICATE, parameters(input));
     if (!raw) throw new Error('The authentication query returned no row.');
     return {
       failures: raw.failures === null || raw.failures === undefined ? 0 : numberFromDb(raw.failures),
-      found: raw.c_id === null || raw.c_id === undefined ? null : foundFromRaw(raw),
+      found: raw.c_id === null || raw.c_id === undefined ? null : foundFromDb(raw),
       budget: raw.budget_count === null || raw.budget_count === undefined ? null : { count: numberFromDb(raw.budget_count), resetAt: timestampFromDb(raw.budget_reset_at) },
     };
   }
@@ -124,12 +120,12 @@ export class TypeOrmCredentialsRepository implements CredentialsRepository {
   /** SQLite: the same reads and the same conditional hit, one statement each. */
   private async authenticateStepByStep(input: AuthenticationInput): Promise<Authentication> {
     const params = parameters(input);
-    const [failed] = await queryRows<Raw>(this.manager, FAILURES, params);
+    const [failed] = await queryRows<RawRow>(this.manager, FAILURES, params);
     const failures = failed ? numberFromDb(failed.count) : 0;
-    const [raw] = await queryRows<Raw>(this.manager, FOUND, params);
-    const found = raw ? foundFromRaw(raw) : null;
+    const [raw] = await queryRows<RawRow>(this.manager, FOUND, params);
+    const found = raw ? foundFromDb(raw) : null;
     if (!found || failures >= input.throttleLimit) return { failures, found, budget: null };
-    const [hit] = await queryRows<Raw>(this.manager, alignedHit('VALUES (:budgetKey, :windowStart, :resetAt, :amount)'), {
+    const [hit] = await queryRows<RawRow>(this.manager, alignedHit('VALUES (:budgetKey, :windowStart, :resetAt, :amount)'), {
       ...params, budgetKey: `${input.budgetPrefix}${found.credential.id}`,
     });
     if (!hit) throw new Error('Rate counter upsert returned no row.');

@@ -12,3 +12,10 @@ export async function updateWhere<T extends ObjectLiteral>(rows: Repository<T>, 
   if (Object.keys(values).length === 0) return;
   await guardUnique(rows.update(where, values as QueryDeepPartialEntity<T>));
 }
+
+/** `items` in consecutive slices of at most `size` (statements stay below the databases' parameter limits). */
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
