@@ -1,7 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning } from '../sql';
+import { nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
 import type {
   DatabaseKind,
   WebhookAttemptResult,
@@ -10,25 +10,26 @@ import type {
   WebhookDeliveryFilter,
   WebhookDeliveryRow,
 } from '../types';
-import { atomically } from './write-helpers';
+import { atomically, chunks } from './write-helpers';
 
-const COLUMNS: Array<[keyof WebhookDeliveryRow, string]> = [
-  ['id', 'id'], ['applicationId', 'application_id'], ['subscriptionId', 'subscription_id'], ['eventId', 'event_id'],
-  ['eventType', 'event_type'], ['payload', 'payload'], ['state', 'state'], ['attempts', 'attempts'],
-  ['nextAttemptAt', 'next_attempt_at'], ['lastAttemptAt', 'last_attempt_at'], ['lastStatusCode', 'last_status_code'],
-  ['lastError', 'last_error'], ['createdAt', 'created_at'], ['deliveredAt', 'delivered_at'], ['replayOf', 'replay_of'],
-  ['leaseId', 'lease_id'],
+/** Field, column, and the column's PostgreSQL type (the array casts of the unnest statements). */
+type Column<T> = [keyof T, string, string];
+const COLUMNS: Array<Column<WebhookDeliveryRow>> = [
+  ['id', 'id', 'uuid'], ['applicationId', 'application_id', 'uuid'], ['subscriptionId', 'subscription_id', 'uuid'], ['eventId', 'event_id', 'uuid'],
+  ['eventType', 'event_type', 'varchar'], ['payload', 'payload', 'text'], ['state', 'state', 'varchar'], ['attempts', 'attempts', 'integer'],
+  ['nextAttemptAt', 'next_attempt_at', 'timestamptz'], ['lastAttemptAt', 'last_attempt_at', 'timestamptz'], ['lastStatusCode', 'last_status_code', 'integer'],
+  ['lastError', 'last_error', 'text'], ['createdAt', 'created_at', 'timestamptz'], ['deliveredAt', 'delivered_at', 'timestamptz'], ['replayOf', 'replay_of', 'uuid'],
+  ['leaseId', 'lease_id', 'uuid'],
 ];
-const ATTEMPT_COLUMNS: Array<[keyof WebhookAttemptRow, string]> = [
-  ['id', 'id'], ['deliveryId', 'delivery_id'], ['attempt', 'attempt'], ['startedAt', 'started_at'], ['durationMs', 'duration_ms'],
-  ['statusCode', 'status_code'], ['error', 'error'],
+const ATTEMPT_COLUMNS: Array<Column<WebhookAttemptRow>> = [
+  ['id', 'id', 'uuid'], ['deliveryId', 'delivery_id', 'uuid'], ['attempt', 'attempt', 'integer'], ['startedAt', 'started_at', 'timestamptz'],
+  ['durationMs', 'duration_ms', 'integer'], ['statusCode', 'status_code', 'integer'], ['error', 'error', 'text'],
 ];
 /** Rows per INSERT statement (parameters stay far below both databases' limits). */
 const INSERT_CHUNK = 200;
 
 
-/** A row as raw SQL returns it (the hot paths skip TypeORM's entity mapping). */
-function deliveryFromDb(raw: Record<string, unknown>): WebhookDeliveryRow {
+function deliveryFromDb(raw: RawRow): WebhookDeliveryRow {
   return {
     id: raw.id as string,
     applicationId: raw.application_id as string,
@@ -49,8 +50,8 @@ function deliveryFromDb(raw: Record<string, unknown>): WebhookDeliveryRow {
   };
 }
 
-/** `INSERT INTO <table> (…) VALUES (…), (…)` with one named parameter per value. */
-function multiRowInsert<T>(table: string, columns: Array<[keyof T, string]>, rows: T[]): { sql: string; params: Record<string, unknown> } {
+/** SQLite: `INSERT INTO <table> (…) VALUES (…), (…)` with one named parameter per value. */
+function multiRowInsert<T>(table: string, columns: Array<Column<T>>, rows: T[]): { sql: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = {};
   const tuples = rows.map((row, i) => {
     for (const [field] of columns) params[`${String(field)}${i}`] = row[field];
@@ -58,6 +59,70 @@ function multiRowInsert<T>(table: string, columns: Array<[keyof T, string]>, row
   });
   return { sql: `INSERT INTO ${table} (${columns.map(([, column]) => column).join(', ')}) VALUES ${tuples.join(', ')}`, params };
 }
+
+/**
+ * PostgreSQL: `INSERT … SELECT … FROM unnest(…)`, one array per column, so the
+ * text is the same for any number of rows: nothing to rewrite per row, and one
+ * statement for the server to parse and plan once per connection.
+ */
+function unnestInsert<T>(table: string, columns: Array<Column<T>>): string {
+  const arrays = columns.map(([field, , type]) => `CAST(:${String(field)} AS ${type}[])`).join(', ');
+  return `INSERT INTO ${table} (${columns.map(([, column]) => column).join(', ')}) SELECT * FROM unnest(${arrays})`;
+}
+
+/** The parameters of an `unnestInsert` statement: each column's values, in row order. */
+function columnArrays<T>(columns: Array<Column<T>>, rows: T[]): Record<string, unknown[]> {
+  return Object.fromEntries(columns.map(([field]) => [field, rows.map((row) => row[field])]));
+}
+
+interface RowsInsert<T> {
+  table: string;
+  columns: Array<Column<T>>;
+  /** What follows the rows (ON CONFLICT, RETURNING). */
+  suffix: string;
+  /** The PostgreSQL statement, built once. */
+  postgres: string;
+}
+
+function rowsInsert<T>(table: string, columns: Array<Column<T>>, suffix = ''): RowsInsert<T> {
+  return { table, columns, suffix, postgres: `${unnestInsert(table, columns)}${suffix}` };
+}
+
+/** One statement for all the rows: a prepared unnest on PostgreSQL, a multi-row VALUES on SQLite. */
+function insertRows<T, R>(manager: EntityManager, kind: DatabaseKind, insert: RowsInsert<T>, rows: T[]): Promise<R[]> {
+  if (kind === 'postgres') return queryPrepared<R>(manager, insert.postgres, columnArrays(insert.columns, rows));
+  const { sql, params } = multiRowInsert(insert.table, insert.columns, rows);
+  return queryRows<R>(manager, `${sql}${insert.suffix}`, params);
+}
+
+// DO NOTHING without a target covers the partial unique index on (subscription_id, event_id) of originals.
+const INSERT_DELIVERIES = rowsInsert('webhook_deliveries', COLUMNS, ' ON CONFLICT DO NOTHING RETURNING id');
+const INSERT_ATTEMPTS = rowsInsert('webhook_attempts', ATTEMPT_COLUMNS);
+
+// A delivery abandoned meanwhile (revoked) keeps its state and the reason; the attempt still counts.
+const OUTCOME_SET = `
+    attempts = v.attempt, last_attempt_at = v.started_at, last_status_code = v.status_code, lease_id = NULL,
+    last_error = CASE WHEN d.state = 'pending' THEN v.error ELSE d.last_error END,
+    delivered_at = CASE WHEN d.state = 'pending' THEN v.delivered_at ELSE d.delivered_at END,
+    next_attempt_at = CASE WHEN d.state = 'pending' THEN v.next_attempt_at ELSE d.next_attempt_at END,
+    state = CASE WHEN d.state = 'pending' THEN v.state ELSE d.state END`;
+
+/** PostgreSQL: the outcomes as arrays, one UPDATE … FROM unnest(…), the lease checked per row. */
+const UPDATE_OUTCOMES = `
+  WITH v AS (
+    SELECT * FROM unnest(CAST(:ids AS uuid[]), CAST(:leases AS uuid[]), CAST(:attempts AS integer[]), CAST(:started AS timestamptz[]),
+      CAST(:statuses AS integer[]), CAST(:errors AS text[]), CAST(:delivered AS timestamptz[]), CAST(:nexts AS timestamptz[]), CAST(:states AS varchar[]))
+      AS v(id, lease_id, attempt, started_at, status_code, error, delivered_at, next_attempt_at, state)
+  ),
+  changed AS (
+    UPDATE webhook_deliveries AS d SET ${OUTCOME_SET}
+    FROM v WHERE d.id = v.id AND d.lease_id = v.lease_id
+      -- The id list lets the planner find the rows by primary key whatever its estimate of the arrays.
+      AND d.id = ANY(CAST(:ids AS uuid[]))
+    RETURNING d.id
+  )
+  SELECT id FROM changed`;
+
 const NEWEST_FIRST = { createdAt: 'DESC', id: 'DESC' } as const;
 
 export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepository {
@@ -74,10 +139,8 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
 
   async insertMany(rows: WebhookDeliveryRow[]): Promise<string[]> {
     const inserted: string[] = [];
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      const { sql, params } = multiRowInsert('webhook_deliveries', COLUMNS, rows.slice(start, start + INSERT_CHUNK));
-      // DO NOTHING without a target covers the partial unique index on (subscription_id, event_id) of originals.
-      const returned = await guardUnique(queryRows<{ id: string }>(this.manager, `${sql} ON CONFLICT DO NOTHING RETURNING id`, params));
+    for (const chunk of chunks(rows, INSERT_CHUNK)) {
+      const returned = await guardUnique(insertRows<WebhookDeliveryRow, { id: string }>(this.manager, this.kind, INSERT_DELIVERIES, chunk));
       inserted.push(...returned.map((r) => r.id));
     }
     return inserted;
@@ -118,7 +181,7 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
     // Replicas skip each other's locked rows instead of waiting for them (PostgreSQL);
     // on SQLite the single statement is atomic and units of work are serialized.
     const lock = this.kind === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-    const rows = await updateReturning<Record<string, unknown>>(this.manager, this.kind,
+    const rows = await updateReturning<RawRow>(this.manager, this.kind,
       `UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
        WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= :now
                     ORDER BY next_attempt_at LIMIT :limit${lock})`,
@@ -132,16 +195,12 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
     if (results.length === 0) return Promise.resolve([]);
     return atomically(this.manager, async (manager) => {
       const written = new Set<string>();
-      for (let start = 0; start < results.length; start += INSERT_CHUNK) {
-        const chunk = results.slice(start, start + INSERT_CHUNK);
+      for (const chunk of chunks(results, INSERT_CHUNK)) {
         const ids = this.kind === 'postgres' ? await this.updateOutcomesPostgres(chunk, manager) : await this.updateOutcomesOneByOne(chunk, manager);
         for (const id of ids) written.add(id);
       }
       const attempts = results.filter((r) => written.has(r.attempt.deliveryId)).map((r) => r.attempt);
-      if (attempts.length > 0) {
-        const { sql, params } = multiRowInsert('webhook_attempts', ATTEMPT_COLUMNS, attempts);
-        await guardUnique(queryRows(manager, sql, params));
-      }
+      if (attempts.length > 0) await guardUnique(insertRows(manager, this.kind, INSERT_ATTEMPTS, attempts));
       return [...written];
     });
   }
@@ -168,37 +227,21 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
       .andWhere('d.created_at >= :since', { since });
   }
 
-  // A delivery abandoned meanwhile (revoked) keeps its state and the reason; the attempt still counts.
-  private static readonly OUTCOME_SET = `
-    attempts = v.attempt, last_attempt_at = v.started_at, last_status_code = v.status_code, lease_id = NULL,
-    last_error = CASE WHEN d.state = 'pending' THEN v.error ELSE d.last_error END,
-    delivered_at = CASE WHEN d.state = 'pending' THEN v.delivered_at ELSE d.delivered_at END,
-    next_attempt_at = CASE WHEN d.state = 'pending' THEN v.next_attempt_at ELSE d.next_attempt_at END,
-    state = CASE WHEN d.state = 'pending' THEN v.state ELSE d.state END`;
-
-  /** PostgreSQL: every outcome in one UPDATE … FROM (VALUES …), lease checked per row. */
+  /** PostgreSQL: every outcome in one UPDATE … FROM unnest(…), lease checked per row. */
   private async updateOutcomesPostgres(results: WebhookAttemptResult[], manager: EntityManager): Promise<string[]> {
-    const params: Record<string, unknown> = {};
-    const tuples = results.map((r, i) => {
-      Object.assign(params, {
-        [`id${i}`]: r.attempt.deliveryId, [`lease${i}`]: r.leaseId, [`attempt${i}`]: r.attempt.attempt, [`started${i}`]: r.attempt.startedAt,
-        [`status${i}`]: r.attempt.statusCode, [`error${i}`]: r.attempt.error, [`delivered${i}`]: r.deliveredAt, [`next${i}`]: r.nextAttemptAt, [`state${i}`]: r.state,
-      });
-      return `(CAST(:id${i} AS uuid), CAST(:lease${i} AS uuid), CAST(:attempt${i} AS integer), CAST(:started${i} AS timestamptz), CAST(:status${i} AS integer),
-               CAST(:error${i} AS text), CAST(:delivered${i} AS timestamptz), CAST(:next${i} AS timestamptz), CAST(:state${i} AS varchar))`;
-    });
-    const sql = `WITH v (id, lease_id, attempt, started_at, status_code, error, delivered_at, next_attempt_at, state) AS (VALUES ${tuples.join(', ')}),
-      changed AS (UPDATE webhook_deliveries AS d SET ${TypeOrmWebhookDeliveriesRepository.OUTCOME_SET}
-                  FROM v WHERE d.id = v.id AND d.lease_id = v.lease_id RETURNING d.id)
-      SELECT id FROM changed`;
-    return (await queryRows<{ id: string }>(manager, sql, params)).map((row) => row.id);
+    const params = {
+      ids: results.map((r) => r.attempt.deliveryId), leases: results.map((r) => r.leaseId), attempts: results.map((r) => r.attempt.attempt),
+      started: results.map((r) => r.attempt.startedAt), statuses: results.map((r) => r.attempt.statusCode), errors: results.map((r) => r.attempt.error),
+      delivered: results.map((r) => r.deliveredAt), nexts: results.map((r) => r.nextAttemptAt), states: results.map((r) => r.state),
+    };
+    return (await queryRows<{ id: string }>(manager, UPDATE_OUTCOMES, params)).map((row) => row.id);
   }
 
   /** SQLite: one UPDATE per outcome; the statements stay in-process, inside the caller's transaction. */
   private async updateOutcomesOneByOne(results: WebhookAttemptResult[], manager: EntityManager): Promise<string[]> {
     const written: string[] = [];
     for (const r of results) {
-      const sql = `UPDATE webhook_deliveries AS d SET ${TypeOrmWebhookDeliveriesRepository.OUTCOME_SET}
+      const sql = `UPDATE webhook_deliveries AS d SET ${OUTCOME_SET}
         FROM (SELECT :attempt AS attempt, :started AS started_at, :status AS status_code, :error AS error,
                      :delivered AS delivered_at, :next AS next_attempt_at, :state AS state) AS v
         WHERE d.id = :id AND d.lease_id = :lease RETURNING id`;
