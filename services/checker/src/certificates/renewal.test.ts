@@ -26,5 +26,16 @@ describe('ariCertId', () => {
       extensions: [new x509.AuthorityKeyIdentifierExtension('69885b6b87464041e1b37b847ba0ae2cde01c8d4')],
     });
     expect(ariCertId(cert.toString('pem'))).toBe('aYhba4dGQEHhs3uEe6CuLN4ByNQ.AIdlQyE');
+    // Of a chain, the leaf's: the first certificate.
+    const issuer = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01', name: 'CN=issuer', notBefore: new Date(), notAfter: new Date(Date.now() + 86_400_000), signingAlgorithm: alg, keys,
+      extensions: [new x509.AuthorityKeyIdentifierExtension('0102030405060708090a0b0c0d0e0f1011121314')],
+    });
+    expect(ariCertId(`${cert.toString('pem')}\n${issuer.toString('pem')}\n`)).toBe('aYhba4dGQEHhs3uEe6CuLN4ByNQ.AIdlQyE');
+  });
+
+  test('null for text that is no certificate', () => {
+    expect(ariCertId('')).toBeNull();
+    expect(ariCertId('-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n')).toBeNull();
   });
 });

@@ -17,12 +17,18 @@ export function renewalDue(notAfter: Date, now: Date, window: RenewalWindow | nu
 }
 
 /**
- * The RFC 9773 certificate identifier of a PEM leaf: base64url of its
- * Authority Key Identifier's keyIdentifier, a dot, base64url of the DER
- * bytes of its serial number. Null when the leaf has no AKI key identifier.
+ * The RFC 9773 certificate identifier of a PEM certificate, or of a chain's
+ * leaf (its first certificate): base64url of the leaf's Authority Key
+ * Identifier keyIdentifier, a dot, base64url of the DER bytes of its serial
+ * number. Null when the leaf has no AKI key identifier or does not parse.
  */
-export function ariCertId(leafPem: string): string | null {
-  const leaf = new x509.X509Certificate(leafPem);
+export function ariCertId(pem: string): string | null {
+  let leaf: x509.X509Certificate;
+  try {
+    leaf = new x509.X509Certificate(pem.split(/(?<=-----END CERTIFICATE-----)/)[0] ?? '');
+  } catch {
+    return null;
+  }
   const keyId = leaf.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
   if (!keyId) return null;
   let serial = leaf.serialNumber.toLowerCase();
