@@ -97,7 +97,7 @@ async function ops(path: string): Promise<{ status: number; body: string }> {
 
 interface ControlPlane {
   reachable: boolean;
-  lastError: string | null;
+  last_error: string | null;
   failures: number;
 }
 
@@ -288,7 +288,7 @@ test(`ready domains keep answering 200 with the database stopped for ${OUTAGE_SE
   await store.close();
   store = undefined;
   await cluster.stop('fast');
-  console.log(`edge served ${ok}/${sent} requests with the database stopped for ${outageSeconds} s; ${atEnd.failures} database accesses failed meanwhile (last: ${atEnd.lastError})`);
+  console.log(`edge served ${ok}/${sent} requests with the database stopped for ${outageSeconds} s; ${atEnd.failures} database accesses failed meanwhile (last: ${atEnd.last_error})`);
 
   await cluster.start();
   store = await createDataStore({ url: cluster.url });
@@ -324,7 +324,7 @@ test(`ready domains keep answering 200 with the database stopped for ${OUTAGE_SE
   // The edge kept asking the database (reloads past the hard TTLs), in the second half of the outage too, and was refused each time.
   expect(refusedDuringOutage).toBeGreaterThan(0);
   expect(midway?.controlPlane.failures).toBeGreaterThan(0);
-  expect(atEnd.lastError).toMatch(/ECONNREFUSED/);
+  expect(atEnd.last_error).toMatch(/ECONNREFUSED/);
 
   expect(midway?.readyz.status).toBe(200);
   expect(JSON.parse(midway?.readyz.body ?? '{}')).toMatchObject({ ready: true, control_plane: { reachable: false } });

@@ -46,7 +46,11 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
   });
   return {
     edge,
-    detail: () => ({ control_plane: edge.controlPlane() }),
+    detail: () => {
+      // The ops body is JSON like the API's: snake_case.
+      const { reachable, since, lastError, failures } = edge.controlPlane();
+      return { control_plane: { reachable, since, last_error: lastError, failures } };
+    },
     async stop(graceMs) {
       await edge.close(graceMs);
       await traffic.stop();
