@@ -41,6 +41,14 @@ const plain = (): RawTarget => ({ port: f.edge.httpPort });
 const smuggling = (hidden: string) => smugglingRequests(hostname, hidden).map(([name, request, answer]) => ({ name, request, answer }));
 const originSaw = (path: string): number => f.origin.requests.filter((r) => r.url === path).length;
 
+/** Sends `request` on a new connection and waits for the edge to close it: what it answered before. */
+async function answeredThenClosed(target: RawTarget, request: string): Promise<string> {
+  const connection = await openRaw(target);
+  connection.write(request);
+  expect(await connection.closed(3_000)).toBe('closed');
+  return connection.received;
+}
+
 async function stillServing(): Promise<void> {
   expect((await f.get(hostname, '/alive')).status).toBe(200);
   expect((await f.plain(hostname, '/alive')).status).toBe(308);
@@ -69,10 +77,7 @@ describe('malformed requests over TLS', () => {
   });
 
   it.each(smuggling('/smuggled-tls'))('answers $name with $answer and closes, forwarding neither request', async ({ request, answer }) => {
-    const connection = await openRaw(https());
-    connection.write(request);
-    expect(await connection.closed(3_000)).toBe('closed');
-    expect(statusesOf(connection.received)).toEqual([answer]);
+    expect(statusesOf(await answeredThenClosed(https(), request))).toEqual([answer]);
     expect(originSaw('/outer')).toBe(0);
     expect(originSaw('/smuggled-tls')).toBe(0);
     await stillServing();
@@ -125,10 +130,7 @@ describe('malformed requests on the plain-HTTP listener', () => {
   });
 
   it.each(smuggling('/smuggled-plain'))('answers $name with $answer and closes', async ({ request, answer }) => {
-    const connection = await openRaw(plain());
-    connection.write(request);
-    expect(await connection.closed(3_000)).toBe('closed');
-    expect(statusesOf(connection.received)).toEqual([answer]);
+    expect(statusesOf(await answeredThenClosed(plain(), request))).toEqual([answer]);
     await stillServing();
   });
 
@@ -151,10 +153,7 @@ describe('malformed requests on the plain-HTTP listener', () => {
 describe('upgrades', () => {
   it.each(malformedUpgrades(hostname, otherHostname).map(([name, request, answer]) => ({ name, request, answer })))('refuses $name ($answer; 0: closed without an answer) and stays up', async ({ request, answer }) => {
     const upgradesBefore = originSaw('/ws');
-    const connection = await openRaw(https());
-    connection.write(request);
-    expect(await connection.closed(3_000)).toBe('closed');
-    expect(statusOf(connection.received)).toBe(answer);
+    expect(statusOf(await answeredThenClosed(https(), request))).toBe(answer);
     expect(originSaw('/ws')).toBe(upgradesBefore);
     await stillServing();
   });

@@ -30,6 +30,11 @@ interface PodSpec {
 }
 const podSpec = (o: K8sObject) => (o.spec as { template: { spec: PodSpec } }).template.spec;
 const replicasOf = (o: K8sObject) => (o.spec as { replicas?: number }).replicas;
+/** Each HorizontalPodAutoscaler as [target, minReplicas, maxReplicas]; each Deployment as [name, replicas]. */
+const autoscaling = (objects: K8sObject[]) => ofKind(objects, 'HorizontalPodAutoscaler')
+  .map((h) => h.spec as { minReplicas: number; maxReplicas: number; scaleTargetRef: { name: string } })
+  .map((h) => [h.scaleTargetRef.name, h.minReplicas, h.maxReplicas]);
+const deploymentReplicas = (objects: K8sObject[]) => ofKind(objects, 'Deployment').map((d) => [d.metadata.name, replicasOf(d)]);
 
 interface AlertRule {
   alert: string;
@@ -122,12 +127,11 @@ describe('Helm chart', () => {
 
   it('autoscales api and edge-proxy by default, leaving their replica counts to the autoscalers', () => {
     const objects = renderChart(['ci/minimal-values.yaml']).map((r) => r.object);
-    const hpas = ofKind(objects, 'HorizontalPodAutoscaler').map((h) => h.spec as { minReplicas: number; maxReplicas: number; scaleTargetRef: { name: string } });
-    expect(hpas.map((h) => [h.scaleTargetRef.name, h.minReplicas, h.maxReplicas])).toEqual([
+    expect(autoscaling(objects)).toEqual([
       ['release-custom-domain-service-api', 2, 10],
       ['release-custom-domain-service-edge-proxy', 2, 20],
     ]);
-    expect(ofKind(objects, 'Deployment').map((d) => [d.metadata.name, replicasOf(d)])).toEqual([
+    expect(deploymentReplicas(objects)).toEqual([
       ['release-custom-domain-service-api', undefined],
       ['release-custom-domain-service-checker', 1],
       ['release-custom-domain-service-webhook-dispatcher', 1],
@@ -196,12 +200,11 @@ describe('kustomize tree', () => {
 
   it('prod autoscales api and edge with more room and carries the monitoring objects; dev runs one replica each and generates its own Secret', () => {
     const prod = kustomize('k8s/overlays/prod');
-    const hpas = ofKind(prod, 'HorizontalPodAutoscaler').map((h) => h.spec as { minReplicas: number; maxReplicas: number; scaleTargetRef: { name: string } });
-    expect(hpas.map((h) => [h.scaleTargetRef.name, h.minReplicas, h.maxReplicas])).toEqual([
+    expect(autoscaling(prod)).toEqual([
       ['cds-api', 3, 12],
       ['cds-edge-proxy', 3, 30],
     ]);
-    expect(ofKind(prod, 'Deployment').map((d) => [d.metadata.name, replicasOf(d)])).toEqual([
+    expect(deploymentReplicas(prod)).toEqual([
       ['cds-api', undefined],
       ['cds-checker', 1],
       ['cds-edge-proxy', undefined],
