@@ -249,7 +249,7 @@ export class CheckPipeline {
       let outcome: CheckOutcome<'certificate'>;
       let issued: CertificateRow | null = null;
       try {
-        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname));
+        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null));
         if (acme) countAcmeOrder(null);
         issued = {
           hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,

@@ -57,11 +57,14 @@ const CHALLENGE_MAX_AGE_MS = 3600_000;
 
 function createIssuer(deps: CheckerDeps): CertificateIssuer {
   if (deps.issuer) return deps.issuer;
-  const { config, store, now } = deps;
+  const { config, store, now, logger } = deps;
   if (config.certIssuer === 'internal') return new InternalCa(store, config.dataEncryptionKey, now);
   return new AcmeIssuer({
     store, encryptionKey: config.dataEncryptionKey, directoryUrl: config.acmeDirectoryUrl, email: config.acmeEmail,
     caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}),
+    onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
+      hostname, error: err instanceof Error ? err.message : String(err),
+    }),
   });
 }
 

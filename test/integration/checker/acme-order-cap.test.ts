@@ -1,7 +1,10 @@
-// The cap on new ACME orders per hour, against a real Pebble behind a proxy
-// that records what reaches it: with a cap of one, the second hostname's
-// order is refused before anything is sent to the CA.
-import { AcmeIssuer } from '@cds/checker';
+// Limits on ACME ordering, against a real Pebble behind a proxy that records
+// what reaches it: with a cap of one order per hour, the second hostname's
+// order is refused before anything is sent to the CA; a second checker orders
+// under the account the shared key already has; a CA that stops answering
+// fails the order after the request timeout.
+import { X509Certificate } from 'node:crypto';
+import { ACME_REQUEST_TIMEOUT_MS, AcmeIssuer, IssuanceError } from '@cds/checker';
 import { roomInWindow, type TestApi } from '../../support/api-harness';
 import { orderNames, type AcmeProxy } from './acme-proxy';
 import { startAcmeStack, type AcmeStack } from './acme-stack';
@@ -54,3 +57,41 @@ test('the order beyond the hourly cap fails with certificate_issuance_failed, na
   // A refusal is not a failed validation: the hostname's own budget is untouched.
   expect((await api.store.run((r) => r.rateCounters.peek(`acme:failed:${second.hostname}`, 3600, new Date()))).count).toBe(0);
 }, 120_000);
+
+test('another checker with the shared account key finds the account instead of registering it again, and orders under it', async () => {
+  const domain = await registerDomain(api, app.key, `shared-account.cap-${process.pid}.com`);
+  await publishRecords(dns, domain);
+  const before = proxy.forwarded.length;
+  // A second issuer, as in a second checker process: the same sealed account key in the database, a client of its own.
+  const issuer = new AcmeIssuer({
+    store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
+    caBundle: stack.pebble.caBundle, dnsServers: [dns.server],
+  });
+  const issued = await issuer.issue(domain.hostname, null);
+  expect(new X509Certificate(issued.pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string).checkHost(domain.hostname)).toBe(domain.hostname);
+  const accountRequests = proxy.forwarded.slice(before).filter((f) => f.payload !== null && ('onlyReturnExisting' in f.payload || 'termsOfServiceAgreed' in f.payload));
+  expect(accountRequests.map((f) => f.payload)).toEqual([{ onlyReturnExisting: true }]);
+}, 60_000);
+
+test('a newOrder the CA never answers fails with certificate_issuance_failed after the request timeout', async () => {
+  await roomInWindow(120, 3600);
+  const hostname = `stalled.cap-${process.pid}.com`;
+  proxy.stallOrdersFor.add(hostname);
+  // An issuer of its own, without the stack's cap of one order an hour (the cap is per issuer, the count is shared).
+  const issuer = new AcmeIssuer({
+    store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
+    caBundle: stack.pebble.caBundle, dnsServers: [dns.server],
+  });
+  const started = Date.now();
+  const failure = await issuer.issue(hostname, null).then(() => null, (err: unknown) => err);
+  const waited = Date.now() - started;
+  expect(failure).toBeInstanceOf(IssuanceError);
+  expect((failure as IssuanceError).code).toBe('certificate_issuance_failed');
+  expect((failure as IssuanceError).message).toMatch(new RegExp(`^The ACME order for ${hostname.replace(/\./g, '\\.')} failed: POST https://\\S+: timeout of ${ACME_REQUEST_TIMEOUT_MS}ms exceeded$`));
+  expect(waited).toBeGreaterThanOrEqual(ACME_REQUEST_TIMEOUT_MS);
+  expect(waited).toBeLessThan(ACME_REQUEST_TIMEOUT_MS + 10_000);
+  expect(proxy.stalledOrders.map(orderNames)).toEqual([[hostname]]);
+  expect(proxy.orders().filter((order) => orderNames(order).includes(hostname))).toEqual([]);
+  // Counted against the hostname's hourly budget of failed orders, like any failed order.
+  expect((await api.store.run((r) => r.rateCounters.peek(`acme:failed:${hostname}`, 3600, new Date()))).count).toBe(1);
+}, 90_000);

@@ -3,7 +3,10 @@
 // URLs Pebble writes name the proxy) and adds `renewalInfo` (RFC 9773) to the
 // directory, pointing at an ARI responder on loopback whose answers a test
 // sets per certificate. The proxy records what it forwards, so a test sees
-// which orders reached Pebble.
+// which orders reached Pebble. Like a CA that knows the certificate was
+// already replaced (RFC 9773 `alreadyReplaced`), it can refuse a newOrder whose
+// `replaces` a test names; like a CA that stops answering, it can hold a
+// hostname's newOrder without an answer.
 import https from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -77,12 +80,23 @@ export interface ForwardedRequest {
   payload: Record<string, unknown> | null;
 }
 
+/** A newOrder payload. */
+export type OrderPayload = { identifiers: Array<{ type: string; value: string }>; [field: string]: unknown };
+
 export interface AcmeProxy {
   directoryUrl: string;
   /** Every request forwarded to Pebble, oldest first. */
   forwarded: ForwardedRequest[];
   /** The payloads of the newOrder requests forwarded, oldest first. */
-  orders(): Array<{ identifiers: Array<{ type: string; value: string }>; [field: string]: unknown }>;
+  orders(): OrderPayload[];
+  /** newOrder requests whose `replaces` is in here are refused with `alreadyReplaced`, not forwarded. */
+  refuseReplaces: Set<string>;
+  /** The payloads of the newOrder requests refused, oldest first. */
+  refusedOrders: Array<Record<string, unknown>>;
+  /** newOrder requests for these hostnames get no answer (until the client gives up or the proxy closes). */
+  stallOrdersFor: Set<string>;
+  /** The payloads of the newOrder requests held, oldest first. */
+  stalledOrders: OrderPayload[];
   close(): Promise<void>;
 }
 
@@ -99,12 +113,15 @@ function jwsPayload(body: Buffer): Record<string, unknown> | null {
 export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: string } = {}): Promise<AcmeProxy> {
   const upstream = new URL(pebble.directoryUrl);
   const forwarded: ForwardedRequest[] = [];
+  const refuseReplaces = new Set<string>();
+  const refusedOrders: Array<Record<string, unknown>> = [];
+  const stallOrdersFor = new Set<string>();
+  const stalledOrders: OrderPayload[] = [];
   let newOrderPath = '';
+  let directoryOf: Record<string, unknown> = {};
 
-  const send = (req: IncomingMessage, body: Buffer) => new Promise<{ status: number; headers: OutgoingHttpHeaders; body: Buffer }>((resolve, reject) => {
-    const out = https.request({
-      host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, ca: pebble.listener.ca,
-    }, (res) => {
+  const send = (method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer) => new Promise<{ status: number; headers: OutgoingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const out = https.request({ host: upstream.hostname, port: upstream.port, method, path, headers, ca: pebble.listener.ca }, (res) => {
       readBody(res).then((answer) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: answer }), reject);
     });
     out.on('error', reject);
@@ -115,10 +132,24 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
     void (async () => {
       const body = await readBody(req);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      forwarded.push({ method: req.method ?? '', path, payload: req.method === 'POST' ? jwsPayload(body) : null });
-      const answer = await send(req, body);
+      const payload = req.method === 'POST' ? jwsPayload(body) : null;
+      if (path === newOrderPath && typeof payload?.replaces === 'string' && refuseReplaces.has(payload.replaces)) {
+        refusedOrders.push(payload);
+        const problem = { type: 'urn:ietf:params:acme:error:alreadyReplaced', detail: `certificate ${payload.replaces} was already replaced`, status: 409 };
+        // A fresh nonce, as every ACME answer carries one: Pebble's own, from its newNonce.
+        const nonce = await send('HEAD', new URL(String(directoryOf.newNonce)).pathname, { host: req.headers.host }, Buffer.alloc(0));
+        return void res.writeHead(409, { 'content-type': 'application/problem+json', 'replay-nonce': String(nonce.headers['replay-nonce']) }).end(JSON.stringify(problem));
+      }
+      const names = (payload?.identifiers as Array<{ value: string }> | undefined)?.map((identifier) => identifier.value) ?? [];
+      if (path === newOrderPath && names.some((name) => stallOrdersFor.has(name))) {
+        stalledOrders.push(payload as OrderPayload);
+        return;
+      }
+      forwarded.push({ method: req.method ?? '', path, payload });
+      const answer = await send(req.method ?? 'GET', req.url ?? '/', req.headers, body);
       if (path === upstream.pathname && answer.status === 200) {
         const directory = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
+        directoryOf = directory;
         newOrderPath = new URL(String(directory.newOrder)).pathname;
         if (opts.renewalInfo) directory.renewalInfo = opts.renewalInfo;
         answer.body = Buffer.from(JSON.stringify(directory));
@@ -133,10 +164,14 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
     directoryUrl: `${server.url}${upstream.pathname}`,
     forwarded,
     orders: () => forwarded.filter((f) => f.method === 'POST' && f.path === newOrderPath && f.payload !== null)
-      .map((f) => f.payload as ReturnType<AcmeProxy['orders']>[number]),
+      .map((f) => f.payload as OrderPayload),
+    refuseReplaces,
+    refusedOrders,
+    stallOrdersFor,
+    stalledOrders,
     close: server.close,
   };
 }
 
 /** The DNS names an order asked for. */
-export const orderNames = (order: ReturnType<AcmeProxy['orders']>[number]): string[] => order.identifiers.map((i) => i.value);
+export const orderNames = (order: OrderPayload): string[] => order.identifiers.map((i) => i.value);

@@ -2,8 +2,10 @@
 // Renewal Information (RFC 9773): a window that has begun renews a
 // certificate years before expiry, one in the future does not; a certificate
 // within 30 days of expiry is replaced while the domain stays ready; a renewal
-// that fails leaves the still valid certificate passing. HTTP-01 is answered
-// by the real edge on EDGE_HTTP_PORT.
+// that fails leaves the still valid certificate passing. A renewal order names
+// the certificate it replaces (RFC 9773 `replaces`), and is placed again
+// without it when the CA refuses the link. HTTP-01 is answered by the real
+// edge on EDGE_HTTP_PORT.
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -57,7 +59,7 @@ async function certificateOf(hostname: string): Promise<CertificateRow> {
 }
 
 const leafOf = (pemChain: string) => new X509Certificate(pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string);
-const ariIdOf = (row: CertificateRow) => ariCertId(leafOf(row.pemChain).toString()) as string;
+const ariIdOf = (row: CertificateRow) => ariCertId(row.pemChain) as string;
 const timesAsked = (id: string) => ari.asked.filter((asked) => asked === id).length;
 const ordersFor = (hostname: string) => proxy.orders().filter((order) => orderNames(order).includes(hostname));
 const eventsOf = async (domainId: string) => (await api.store.run((r) => r.outbox.all('event.emitted')))
@@ -107,6 +109,8 @@ test('ACME Renewal Information: a window that has begun renews years before expi
   // Renewed well before the 30 days ahead of expiry when renewal would otherwise begin.
   expect(first.notAfter.getTime() - Date.now()).toBeGreaterThan(RENEW_BEFORE_MS + 300 * DAY_MS);
   expect(ordersFor(early.hostname)).toHaveLength(2);
+  // The first order replaced nothing; the renewal names the certificate it replaces.
+  expect(ordersFor(early.hostname).map((order) => order.replaces)).toEqual([undefined, ariIdOf(first)]);
 
   // The other certificate is asked about again, and kept; the new one's window is in the future, so it stays too.
   const askedLater = timesAsked(ariIdOf(kept));
@@ -126,6 +130,8 @@ test('a certificate that expires within 30 days is replaced while the domain sta
   const domain = await readyDomain('expiring');
   const expiring = expiringCertificate(domain, 10);
   expect(expiring.notAfter.getTime() - Date.now()).toBeLessThan(RENEW_BEFORE_MS);
+  // A certificate this CA did not issue: like Let's Encrypt, it refuses an order claiming to replace it.
+  proxy.refuseReplaces.add(ariIdOf(expiring));
   await api.store.run((r) => r.certificates.save(expiring));
 
   let replaced = expiring;
@@ -143,7 +149,9 @@ test('a certificate that expires within 30 days is replaced while the domain sta
   expect(leaf.checkHost(domain.hostname)).toBe(domain.hostname);
   expect(replaced.notAfter.getTime() - Date.now()).toBeGreaterThan(RENEW_BEFORE_MS);
   expect(replaced.keySealed).not.toBe(expiring.keySealed);
-  expect(ordersFor(domain.hostname)).toHaveLength(2);
+  // The order naming the expiring certificate was refused, and placed again without `replaces`.
+  expect(proxy.refusedOrders.filter((order) => order.replaces === ariIdOf(expiring))).toHaveLength(1);
+  expect(ordersFor(domain.hostname).map((order) => order.replaces)).toEqual([undefined, undefined]);
 
   const after = await waitForDomain(api, app.key, domain.id, () => true);
   expect(after.status).toBe('ready');

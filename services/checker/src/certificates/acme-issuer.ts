@@ -9,6 +9,8 @@ import * as acme from 'acme-client';
 import { decryptSecret, encryptSecret } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
+import { orderCertificate } from './acme-order';
+import { boundAcmeRequests } from './acme-transport';
 import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
 import { ariCertId, type RenewalWindow } from './renewal';
 
@@ -19,6 +21,11 @@ export const FAILED_VALIDATIONS_PER_HOUR = 5;
 /** New orders per hour from this deployment (Let's Encrypt allows 300 per account per 3 hours). */
 export const NEW_ORDERS_PER_HOUR = 100;
 const HOUR_SECONDS = 3600;
+/**
+ * Each request to the CA: one that gets no answer fails the order (retried at
+ * a later check) instead of holding the certificate lane for good.
+ */
+export const ACME_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface AcmeIssuerOptions {
   store: DataStore;
@@ -31,6 +38,8 @@ export interface AcmeIssuerOptions {
   dnsServers: readonly string[];
   /** The cap on new orders per clock hour from this deployment (default NEW_ORDERS_PER_HOUR). */
   newOrdersPerHour?: number;
+  /** Told when the CA refused a renewal's `replaces` and the order went ahead without it. */
+  onReplacesRefused?: (hostname: string, err: unknown) => void;
   now?: () => Date;
 }
 
@@ -54,11 +63,12 @@ export class AcmeIssuer implements CertificateIssuer {
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
     if (opts.dnsServers.length > 0) this.resolver.setServers([...opts.dnsServers]);
-    // acme-client talks through one axios instance: the bundle applies to it alone.
+    // acme-client talks through one axios instance: the timeout and the bundle apply to it alone.
+    boundAcmeRequests(acme.axios, ACME_REQUEST_TIMEOUT_MS);
     if (opts.caBundle) acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...rootCertificates, readFileSync(opts.caBundle, 'utf8')] });
   }
 
-  async issue(hostname: string): Promise<IssuedCertificate> {
+  async issue(hostname: string, replacing: string | null = null): Promise<IssuedCertificate> {
     const caa = await checkCaa(this.resolver, hostname, await this.caaIdentities());
     if (!caa.allowed) {
       throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (${caa.found.join(', ')}) do not allow this CA to issue.`);
@@ -68,16 +78,11 @@ export class AcmeIssuer implements CertificateIssuer {
     const [keyPem, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, await acme.crypto.createPrivateEcdsaKey('P-256'));
     const { store } = this.opts;
     try {
-      const chain = await client.auto({
-        csr,
-        ...(this.opts.email ? { email: this.opts.email } : {}),
-        termsOfServiceAgreed: true,
-        // The edges answer from the database; asking the hostname ourselves proves nothing more.
-        skipChallengeVerification: true,
-        challengePriority: ['http-01'],
-        challengeCreateFn: (_authz, challenge, keyAuthorization) =>
-          store.run((r) => r.acmeChallenges.save({ token: challenge.token, hostname, keyAuthorization, createdAt: this.now() })),
-        challengeRemoveFn: (_authz, challenge) => store.run((r) => r.acmeChallenges.delete(challenge.token)),
+      const chain = await orderCertificate(client, {
+        hostname, csr, email: this.opts.email, replaces: await this.replaces(replacing),
+        saveChallenge: (token, keyAuthorization) => store.run((r) => r.acmeChallenges.save({ token, hostname, keyAuthorization, createdAt: this.now() })),
+        removeChallenge: (token) => store.run((r) => r.acmeChallenges.delete(token)),
+        onReplacesRefused: (err) => this.opts.onReplacesRefused?.(hostname, err),
       });
       const info = acme.crypto.readCertificateInfo(chain);
       return { pemChain: chain, keyPem: keyPem.toString(), notBefore: info.notBefore, notAfter: info.notAfter };
@@ -85,6 +90,11 @@ export class AcmeIssuer implements CertificateIssuer {
       await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
       throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  /** RFC 9773: a renewal names the certificate it replaces, when the CA offers ARI. */
+  private async replaces(replacing: string | null): Promise<string | null> {
+    return replacing && (await this.fetchDirectory()).renewalInfo ? ariCertId(replacing) : null;
   }
 
   /** Refuses before ordering when the hostname or the deployment is over its hourly budget. */
@@ -104,8 +114,7 @@ export class AcmeIssuer implements CertificateIssuer {
   /** The CA's suggested renewal window (RFC 9773) when its directory offers `renewalInfo`; cached per Retry-After. */
   async renewalWindow(pemChain: string): Promise<RenewalWindow | null> {
     const base = (await this.fetchDirectory()).renewalInfo;
-    const leaf = pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0];
-    const certId = base && leaf ? ariCertId(leaf) : null;
+    const certId = base ? ariCertId(pemChain) : null;
     if (!base || !certId) return null;
     const cached = this.windows.get(certId);
     if (cached && cached.until > Date.now()) return cached.window;

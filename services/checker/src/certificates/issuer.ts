@@ -26,7 +26,8 @@ export interface CertificateIssuer {
   readonly kind: CertificateIssuerKind;
   /** Loads (or creates) what issuing needs, at start-up: a broken setup fails the start, not the first order. */
   prepare?(): Promise<void>;
-  issue(hostname: string): Promise<IssuedCertificate>;
+  /** `replacing`: the PEM chain of the certificate a renewal replaces (null for a first issue). */
+  issue(hostname: string, replacing: string | null): Promise<IssuedCertificate>;
   /** The CA's suggested renewal window for a certificate it issued (ACME Renewal Information), when it offers one. */
   renewalWindow?(pemChain: string): Promise<RenewalWindow | null>;
 }
