@@ -78,7 +78,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   const seen = watchSeenCertificates(2 * config.checkIntervalLive + leaseMs, now);
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  let polling = false;
+  let polling: Promise<void> | null = null;
   let pollAgain = false;
 
   const issuer = createIssuer(deps);
@@ -115,19 +115,12 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   }, Math.max(leaseMs / 3, 50));
   heartbeat.unref();
 
-  // Leases ahead of the checks running, so a check that ends finds the next domain waiting.
-  const wanted = () => pipeline.capacity();
-
-  const poll = async () => {
-    if (polling) {
-      pollAgain = true;
-      return;
-    }
-    polling = true;
+  /** Leases due domains while the pipeline has room (it leases ahead of the checks running); one pass at a time. */
+  const pollDue = async () => {
     try {
       do {
         pollAgain = false;
-        const limit = wanted();
+        const limit = pipeline.capacity();
         if (stopped || limit <= 0) break;
         const at = now();
         const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
@@ -138,9 +131,18 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       await cleanUp();
     } catch (err) {
       logger.error('check scheduler failed', { error: err instanceof Error ? err.message : String(err) });
-    } finally {
-      polling = false;
     }
+  };
+
+  const poll = (): Promise<void> => {
+    if (polling) {
+      pollAgain = true;
+      return polling;
+    }
+    polling = pollDue().finally(() => {
+      polling = null;
+    });
+    return polling;
   };
 
   // Deleted domains' certificates and ACME challenges, and abandoned challenges, go in the background.
@@ -154,7 +156,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   };
 
   function kick(): void {
-    if (!stopped && wanted() > 0) void poll();
+    if (!stopped && pipeline.capacity() > 0) void poll();
   }
 
   const schedule = () => {
@@ -192,7 +194,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       if (timer) clearTimeout(timer);
       clearInterval(heartbeat);
       await subscription.cancel();
-      while (polling) await new Promise((resolve) => setTimeout(resolve, 10));
+      await polling;
       await pipeline.stop();
       seen.unwatch();
     },
