@@ -65,6 +65,9 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
       hostname, error: err instanceof Error ? err.message : String(err),
     }),
+    onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed 30 days before expiry until the next try', {
+      cert_id: certId, error: err instanceof Error ? err.message : String(err),
+    }),
   });
 }
 

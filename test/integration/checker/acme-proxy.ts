@@ -50,6 +50,8 @@ export interface AriResponder {
   retryAfterSeconds: number;
   /** The certificate ids asked for, oldest first. */
   asked: string[];
+  /** Certificate ids whose requests get no answer (until the client gives up). */
+  stalled: Set<string>;
   close(): Promise<void>;
 }
 
@@ -61,11 +63,13 @@ export async function startAriResponder(listener: Listener): Promise<AriResponde
     fallback: { start: new Date(Date.now() + month), end: new Date(Date.now() + month + 86_400_000) },
     retryAfterSeconds: 1,
     asked: [],
+    stalled: new Set(),
   };
   const server = await listenHttps(listener, (req, res) => {
     const id = /^\/renewal-info\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
     if (req.method !== 'GET' || !id) return void res.writeHead(404).end();
     state.asked.push(id);
+    if (state.stalled.has(id)) return;
     const window = state.windows.get(id) ?? state.fallback;
     const body = JSON.stringify({ suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } });
     res.writeHead(200, { 'content-type': 'application/json', 'retry-after': String(state.retryAfterSeconds) }).end(body);
@@ -97,6 +101,8 @@ export interface AcmeProxy {
   stallOrdersFor: Set<string>;
   /** The payloads of the newOrder requests held, oldest first. */
   stalledOrders: OrderPayload[];
+  /** Requests received and not yet answered, with how long each has waited (what a test prints when it times out). */
+  unanswered(): string[];
   close(): Promise<void>;
 }
 
@@ -119,6 +125,7 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
   const stalledOrders: OrderPayload[] = [];
   let newOrderPath = '';
   let directoryOf: Record<string, unknown> = {};
+  const waiting = new Map<IncomingMessage, number>();
 
   const send = (method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer) => new Promise<{ status: number; headers: OutgoingHttpHeaders; body: Buffer }>((resolve, reject) => {
     const out = https.request({ host: upstream.hostname, port: upstream.port, method, path, headers, ca: pebble.listener.ca }, (res) => {
@@ -129,6 +136,8 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
   });
 
   const server = await listenHttps(pebble.listener, (req, res) => {
+    waiting.set(req, Date.now());
+    res.on('close', () => waiting.delete(req));
     void (async () => {
       const body = await readBody(req);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -169,6 +178,7 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
     refusedOrders,
     stallOrdersFor,
     stalledOrders,
+    unanswered: () => [...waiting].map(([req, since]) => `${req.method ?? ''} ${req.url ?? ''} for ${Date.now() - since} ms`),
     close: server.close,
   };
 }

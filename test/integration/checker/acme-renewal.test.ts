@@ -2,7 +2,8 @@
 // Renewal Information (RFC 9773): a window that has begun renews a
 // certificate years before expiry, one in the future does not; a certificate
 // within 30 days of expiry is replaced while the domain stays ready; a renewal
-// that fails leaves the still valid certificate passing. A renewal order names
+// that fails leaves the still valid certificate passing; a renewal window
+// that gets no answer costs one check the ARI timeout. A renewal order names
 // the certificate it replaces (RFC 9773 `replaces`), and is placed again
 // without it when the CA refuses the link. HTTP-01 is answered by the real
 // edge on EDGE_HTTP_PORT.
@@ -12,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ariCertId, RENEW_BEFORE_MS } from '@cds/checker';
+import { ACME_REQUEST_TIMEOUT_MS, ARI_REQUEST_TIMEOUT_MS, ariCertId, RENEW_BEFORE_MS } from '@cds/checker';
 import { encryptSecret } from '@cds/core';
 import type { CertificateRow, OutboxRow } from '@cds/data';
 import { roomInWindow, type TestApi } from '../../support/api-harness';
@@ -38,12 +39,24 @@ beforeAll(async () => {
 
 afterAll(() => stack?.stop());
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+/** Waits for `condition`; a timeout says what was awaited and, with `explain`, what the stack looked like then. */
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000, explain?: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${explain ? `\n${await explain()}` : ''}`);
     await sleep(100);
   }
+}
+
+/** What the checker and the CA did for `hostname`: orders, requests not answered, the checker's warnings, the certificate check. */
+async function explainOrders(domain: DomainView): Promise<string> {
+  const seen = await waitForDomain(api, app.key, domain.id, () => true);
+  return [
+    `orders for ${domain.hostname}: ${JSON.stringify(ordersFor(domain.hostname))}`,
+    `requests to the CA not answered: ${JSON.stringify(proxy.unanswered())}`,
+    `certificate check: ${JSON.stringify(check(seen, 'certificate'))}`,
+    `checker warnings and errors:\n${stack.checkerLog.slice(-20).join('\n')}`,
+  ].join('\n');
 }
 
 async function readyDomain(label: string): Promise<DomainView> {
@@ -163,8 +176,43 @@ test('a certificate that expires within 30 days is replaced while the domain sta
   expect(changes).toHaveLength(2);
 }, 120_000);
 
+test('a renewal window that gets no answer costs one check the ARI timeout; the next try waits, and the checks go on meanwhile', async () => {
+  const domain = await readyDomain('ari-stalled');
+  const id = ariIdOf(await certificateOf(domain.hostname));
+  const observed = async () => check(await waitForDomain(api, app.key, domain.id, () => true), 'certificate');
+  await until('the checker asked about the certificate', () => timesAsked(id) >= 1);
+  ari.stalled.add(id);
+  const asked = timesAsked(id);
+  await until('the checker asked again and got no answer', () => timesAsked(id) > asked, 10_000);
+  const stalledAt = Date.now();
+
+  // That check waits for the timeout, then judges the certificate by its expiry alone.
+  let seen = await observed();
+  await until('the domain was checked after the stalled request timed out', async () => {
+    seen = await observed();
+    return Date.parse(seen.observed_at ?? '') > stalledAt;
+  }, ARI_REQUEST_TIMEOUT_MS + 10_000);
+  expect(Date.now() - stalledAt).toBeGreaterThanOrEqual(ARI_REQUEST_TIMEOUT_MS - 1000);
+  expect(seen).toMatchObject({ status: 'passing', error_code: null });
+  expect(stack.checkerLog.filter((line) => line.includes('renewal window could not be fetched') && line.includes(id))).toHaveLength(1);
+
+  // The next checks do not ask again (the retry waits ARI_RETRY_AFTER_FAILURE_MS) and do not wait.
+  const checkedAt = Date.parse(seen.observed_at ?? '');
+  const later: string[] = [];
+  await until('the domain was checked twice more', async () => {
+    const now = (await observed()).observed_at ?? '';
+    if (Date.parse(now) > checkedAt && !later.includes(now)) later.push(now);
+    return later.length >= 2;
+  }, 5_000);
+  expect(timesAsked(id)).toBe(asked + 1);
+  expect((await waitForDomain(api, app.key, domain.id, () => true)).status).toBe('ready');
+  expect(ordersFor(domain.hostname)).toHaveLength(1);
+  ari.stalled.delete(id);
+}, 120_000);
+
 test('a renewal that fails leaves the still valid certificate passing and the domain ready', async () => {
-  await roomInWindow(120, 3600);
+  // The failed-order counter's hourly window must hold the whole test.
+  await roomInWindow(240, 3600);
   const domain = await readyDomain('failed-renewal');
   // Nothing answers HTTP-01 any more: Pebble's validation of the renewal order fails.
   await stack.closeEdge();
@@ -172,7 +220,10 @@ test('a renewal that fails leaves the still valid certificate passing and the do
   await api.store.run((r) => r.certificates.save(expiring));
 
   const failedValidations = async () => (await api.store.run((r) => r.rateCounters.peek(`acme:failed:${domain.hostname}`, 3600, new Date()))).count;
-  await until('a renewal order failed', async () => (await failedValidations()) >= 1, 60_000);
+  // Normally a second or two; a request to the CA or the ARI responder that gets no answer costs up to its timeout.
+  const waitedFrom = Date.now();
+  await until('a renewal order failed', async () => (await failedValidations()) >= 1, 3 * ACME_REQUEST_TIMEOUT_MS + 10_000, () => explainOrders(domain));
+  if (Date.now() - waitedFrom > 10_000) console.warn(`the failed renewal took ${Date.now() - waitedFrom} ms\n${await explainOrders(domain)}`);
   const failedAt = new Date().toISOString();
   expect(ordersFor(domain.hostname).length).toBeGreaterThanOrEqual(2);
 
@@ -181,4 +232,4 @@ test('a renewal that fails leaves the still valid certificate passing and the do
   expect(later.status).toBe('ready');
   expect((await certificateOf(domain.hostname)).pemChain).toBe(expiring.pemChain);
   expect(await eventsOf(domain.id)).toEqual(['domain.ready']);
-}, 120_000);
+}, 450_000);

@@ -6,7 +6,7 @@
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
 import { outboxSource } from '@cds/data';
 import type { Edge } from '@cds/edge-proxy';
-import { connectAmqpBus, InProcessBus, silentLogger, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
+import { connectAmqpBus, InProcessBus, silentLogger, startOutboxRelay, type Bus, type MessagingLogger, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { startAcmeProxy, startAriResponder, type AcmeProxy, type AriResponder } from './acme-proxy';
@@ -39,9 +39,30 @@ export interface AcmeStack {
   checker: Checker;
   origin: TestOrigin;
   app: { slug: string; key: string };
+  /** The checker's latest warnings and errors, oldest first (what a test prints when it times out). */
+  checkerLog: string[];
   /** Closes the edge now (a test that needs HTTP-01 to fail); stop() then leaves it. */
   closeEdge(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Keeps the latest warnings and errors in `log` (at most 200) and passes everything on to `next`. */
+function recordingLogger(log: string[], next: MessagingLogger): MessagingLogger {
+  const keep = (level: string, message: string, meta?: Record<string, unknown>) => {
+    log.push(`${new Date().toISOString()} ${level} ${message} ${JSON.stringify(meta ?? {})}`);
+    if (log.length > 200) log.shift();
+  };
+  return {
+    info: (message, meta) => next.info(message, meta),
+    warn: (message, meta) => {
+      keep('warn', message, meta);
+      next.warn(message, meta);
+    },
+    error: (message, meta) => {
+      keep('error', message, meta);
+      next.error(message, meta);
+    },
+  };
 }
 
 export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeStack> {
@@ -87,14 +108,15 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     const origin = await startOrigin();
     stops.push(() => origin.close());
     const issuer = opts.issuer?.({ api, directoryUrl: proxy.directoryUrl, pebble, dns });
+    const checkerLog: string[] = [];
     const checker = await startChecker({
-      config: api.config, logger: process.env.CHECKER_DEBUG ? console : silentLogger, store: api.store, bus,
+      config: api.config, logger: recordingLogger(checkerLog, process.env.CHECKER_DEBUG ? console : silentLogger), store: api.store, bus,
       pollIntervalMs: opts.pollIntervalMs ?? 100, afterCommit: () => relay.kick(), ...(issuer ? { issuer } : {}),
     });
     stops.push(() => checker.stop());
     const app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
     await activateOrigin(api, app.slug, origin.url);
-    return { dns, pebble, proxy, ari, api, bus, relay, edge, checker, origin, app, closeEdge, stop };
+    return { dns, pebble, proxy, ari, api, bus, relay, edge, checker, origin, app, checkerLog, closeEdge, stop };
   } catch (err) {
     await stop();
     throw err;

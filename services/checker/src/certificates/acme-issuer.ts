@@ -40,6 +40,8 @@ export interface AcmeIssuerOptions {
   newOrdersPerHour?: number;
   /** Told when the CA refused a renewal's `replaces` and the order went ahead without it. */
   onReplacesRefused?: (hostname: string, err: unknown) => void;
+  /** Told when a renewal window could not be fetched; the certificate goes by the 30-day rule until the next try. */
+  onRenewalInfoFailed?: (certId: string, err: unknown) => void;
   now?: () => Date;
 }
 
@@ -51,6 +53,19 @@ interface Directory {
 
 /** How long an ARI answer is reused when it names no Retry-After (RFC 9773 suggests polling a few times a day). */
 const ARI_DEFAULT_TTL_MS = 6 * 3600_000;
+/**
+ * The window is fetched inside a domain's check: a CA whose ARI does not
+ * answer costs that check this long at most, and the next try for the same
+ * certificate waits ARI_RETRY_AFTER_FAILURE_MS, so other checks do not wait.
+ */
+export const ARI_REQUEST_TIMEOUT_MS = 10_000;
+export const ARI_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
+
+interface KnownWindow {
+  window: RenewalWindow | null;
+  /** Date.now() until which the answer is reused. */
+  until: number;
+}
 
 export class AcmeIssuer implements CertificateIssuer {
   readonly kind = 'acme' as const;
@@ -58,7 +73,9 @@ export class AcmeIssuer implements CertificateIssuer {
   private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
   private client: Promise<acme.Client> | null = null;
   private directory: Promise<Directory> | null = null;
-  private readonly windows = new Map<string, { window: RenewalWindow | null; until: number }>();
+  private readonly windows = new Map<string, KnownWindow>();
+  /** One request per certificate at a time: checks that ask meanwhile share it. */
+  private readonly fetchingWindows = new Map<string, Promise<RenewalWindow | null>>();
 
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -111,20 +128,39 @@ export class AcmeIssuer implements CertificateIssuer {
     }
   }
 
-  /** The CA's suggested renewal window (RFC 9773) when its directory offers `renewalInfo`; cached per Retry-After. */
+  /**
+   * The CA's suggested renewal window (RFC 9773) when its directory offers
+   * `renewalInfo`; reused for the Retry-After. When it cannot be fetched:
+   * null (the 30-day rule), and no new try for ARI_RETRY_AFTER_FAILURE_MS.
+   */
   async renewalWindow(pemChain: string): Promise<RenewalWindow | null> {
     const base = (await this.fetchDirectory()).renewalInfo;
     const certId = base ? ariCertId(pemChain) : null;
     if (!base || !certId) return null;
     const cached = this.windows.get(certId);
     if (cached && cached.until > Date.now()) return cached.window;
-    const res = await acme.axios.get<{ suggestedWindow?: { start?: string; end?: string } }>(`${base.replace(/\/$/, '')}/${certId}`);
+    let fetching = this.fetchingWindows.get(certId);
+    if (!fetching) {
+      fetching = this.fetchWindow(`${base.replace(/\/$/, '')}/${certId}`).catch((err: unknown): KnownWindow => {
+        this.opts.onRenewalInfoFailed?.(certId, err);
+        return { window: null, until: Date.now() + ARI_RETRY_AFTER_FAILURE_MS };
+      }).then((known) => {
+        this.windows.set(certId, known);
+        this.fetchingWindows.delete(certId);
+        return known.window;
+      });
+      this.fetchingWindows.set(certId, fetching);
+    }
+    return fetching;
+  }
+
+  private async fetchWindow(url: string): Promise<KnownWindow> {
+    const res = await acme.axios.get<{ suggestedWindow?: { start?: string; end?: string } }>(url, { timeout: ARI_REQUEST_TIMEOUT_MS });
     const start = Date.parse(res.data.suggestedWindow?.start ?? '');
     const end = Date.parse(res.data.suggestedWindow?.end ?? '');
     const window = Number.isFinite(start) && Number.isFinite(end) ? { start: new Date(start), end: new Date(end) } : null;
     const retryAfter = Number(res.headers['retry-after']);
-    this.windows.set(certId, { window, until: Date.now() + (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : ARI_DEFAULT_TTL_MS) });
-    return window;
+    return { window, until: Date.now() + (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : ARI_DEFAULT_TTL_MS) };
   }
 
   private fetchDirectory(): Promise<Directory> {
