@@ -48,7 +48,7 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
   }
 }
 
-/** What the checker and the CA did for `hostname`: orders, requests not answered, the checker's warnings, the certificate check. */
+/** What the checker and the CA did for `domain`: orders, requests not answered, the checker's warnings, the certificate check. */
 async function explainOrders(domain: DomainView): Promise<string> {
   const seen = await waitForDomain(api, app.key, domain.id, () => true);
   return [
