@@ -1,10 +1,12 @@
 // Limits on ACME ordering, against a real Pebble behind a proxy that records
 // what reaches it: with a cap of one order per hour, the second hostname's
 // order is refused before anything is sent to the CA; a second checker orders
-// under the account the shared key already has; a CA that stops answering
-// fails the order after the request timeout.
-import { X509Certificate } from 'node:crypto';
-import { ACME_REQUEST_TIMEOUT_MS, AcmeIssuer, IssuanceError } from '@cds/checker';
+// under the account the shared key already has; two first orders at once
+// register a new account once; a CA that stops answering fails the order
+// after the request timeout.
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, AcmeIssuer, IssuanceError } from '@cds/checker';
+import { encryptSecret } from '@cds/core';
 import { roomInWindow, type TestApi } from '../../support/api-harness';
 import { orderNames, type AcmeProxy } from './acme-proxy';
 import { startAcmeStack, type AcmeStack } from './acme-stack';
@@ -71,6 +73,31 @@ test('another checker with the shared account key finds the account instead of r
   expect(new X509Certificate(issued.pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string).checkHost(domain.hostname)).toBe(domain.hostname);
   const accountRequests = proxy.forwarded.slice(before).filter((f) => f.payload !== null && ('onlyReturnExisting' in f.payload || 'termsOfServiceAgreed' in f.payload));
   expect(accountRequests.map((f) => f.payload)).toEqual([{ onlyReturnExisting: true }]);
+}, 60_000);
+
+test('two first orders at once under an account the CA does not know yet register it once, and both are issued', async () => {
+  const domains = await Promise.all(['first-a', 'first-b'].map((label) => registerDomain(api, app.key, `${label}.cap-${process.pid}.com`)));
+  for (const domain of domains) await publishRecords(dns, domain);
+  // A new account key, as on a new deployment; the stack's checker keeps the client it already made.
+  const shared = await api.store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
+  const fresh = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  await api.store.run((r) => r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(fresh, api.config.dataEncryptionKey)));
+  try {
+    const issuer = new AcmeIssuer({
+      store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
+      caBundle: stack.pebble.caBundle, dnsServers: [dns.server], newOrdersPerHour: 1_000_000,
+    });
+    const before = proxy.forwarded.length;
+    const issued = await Promise.all(domains.map((domain) => issuer.issue(domain.hostname, null)));
+    issued.forEach((certificate, i) => {
+      const hostname = (domains[i] as { hostname: string }).hostname;
+      expect(new X509Certificate(certificate.pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string).checkHost(hostname)).toBe(hostname);
+    });
+    const accountRequests = proxy.forwarded.slice(before).filter((f) => f.payload !== null && ('onlyReturnExisting' in f.payload || 'termsOfServiceAgreed' in f.payload));
+    expect(accountRequests.map((f) => [f.payload, f.answer?.status])).toEqual([[{ onlyReturnExisting: true }, 400], [{ termsOfServiceAgreed: true }, 201]]);
+  } finally {
+    if (shared) await api.store.run((r) => r.settings.set(ACME_SETTINGS.accountKeySealed, shared));
+  }
 }, 60_000);
 
 test('a newOrder the CA never answers fails with certificate_issuance_failed after the request timeout', async () => {

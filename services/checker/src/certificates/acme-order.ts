@@ -28,7 +28,26 @@ export async function orderCertificate(client: acme.Client, req: OrderRequest): 
   return client.getCertificate(finalized);
 }
 
-async function ensureAccount(client: acme.Client, email: string | null): Promise<void> {
+/**
+ * One account lookup per client, shared by the orders that start meanwhile:
+ * two first orders at once would both find no account, and the second
+ * registration, seeing the first one's account, becomes an empty update,
+ * which CAs refuse (failing that order).
+ */
+const accountLookups = new WeakMap<acme.Client, Promise<void>>();
+
+function ensureAccount(client: acme.Client, email: string | null): Promise<void> {
+  let lookup = accountLookups.get(client);
+  if (!lookup) {
+    lookup = findOrRegisterAccount(client, email);
+    // A failed lookup is tried again by the next order.
+    lookup.catch(() => accountLookups.delete(client));
+    accountLookups.set(client, lookup);
+  }
+  return lookup;
+}
+
+async function findOrRegisterAccount(client: acme.Client, email: string | null): Promise<void> {
   try {
     client.getAccountUrl();
     return;
