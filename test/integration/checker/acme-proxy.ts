@@ -82,7 +82,7 @@ export interface ForwardedRequest {
   path: string;
   /** The decoded JWS payload of a POST with one (null otherwise, and for POST-as-GET). */
   payload: Record<string, unknown> | null;
-  /** Pebble's answer, once it came: the status and the start of the body. */
+  /** Pebble's answer, once it came: the status and the body (its first 4000 characters). */
   answer?: { status: number; body: string };
 }
 
@@ -159,7 +159,7 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
       const record: ForwardedRequest = { method: req.method ?? '', path, payload };
       forwarded.push(record);
       const answer = await send(req.method ?? 'GET', req.url ?? '/', req.headers, body);
-      record.answer = { status: answer.status, body: answer.body.subarray(0, 400).toString('utf8') };
+      record.answer = { status: answer.status, body: answer.body.subarray(0, 4000).toString('utf8') };
       if (path === upstream.pathname && answer.status === 200) {
         const directory = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
         directoryOf = directory;

@@ -13,11 +13,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ACME_REQUEST_TIMEOUT_MS, ARI_REQUEST_TIMEOUT_MS, ariCertId, RENEW_BEFORE_MS } from '@cds/checker';
-import { encryptSecret } from '@cds/core';
+import * as acme from 'acme-client';
+import { ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, ARI_REQUEST_TIMEOUT_MS, ariCertId, RENEW_BEFORE_MS } from '@cds/checker';
+import { decryptSecret, encryptSecret } from '@cds/core';
 import type { CertificateRow, OutboxRow } from '@cds/data';
 import { roomInWindow, type TestApi } from '../../support/api-harness';
-import { orderNames, type AcmeProxy, type AriResponder } from './acme-proxy';
+import { orderNames, type AcmeProxy, type AriResponder, type OrderPayload } from './acme-proxy';
 import { startAcmeStack, type AcmeStack } from './acme-stack';
 import type { CheckerDns } from './checker-dns';
 import { check, publishRecords, registerDomain, waitForDomain, type DomainView } from './checker-stack';
@@ -51,8 +52,14 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
 /** What the checker and the CA did for `domain`: orders, requests not answered, the checker's warnings, the certificate check. */
 async function explainOrders(domain: DomainView): Promise<string> {
   const seen = await waitForDomain(api, app.key, domain.id, () => true);
+  const current = await certificateOf(domain.hostname);
+  const lastOrder = proxy.forwarded.findLastIndex((f) => f.payload !== null && Array.isArray(f.payload.identifiers)
+    && orderNames(f.payload as OrderPayload).includes(domain.hostname));
   return [
     `orders for ${domain.hostname}: ${JSON.stringify(ordersFor(domain.hostname))}`,
+    `the certificate now: serial ${leafOf(current.pemChain).serialNumber}, issuer ${leafOf(current.pemChain).issuer}, created ${current.createdAt.toISOString()}`,
+    `requests to the CA from the last order on:\n${proxy.forwarded.slice(Math.max(lastOrder, 0)).slice(0, 30)
+      .map((f) => `${f.method} ${f.path} ${JSON.stringify(f.payload)} -> ${f.answer ? `${f.answer.status} ${f.answer.body.replace(/\s+/g, ' ').slice(0, 400)}` : 'no answer yet'}`).join('\n')}`,
     `requests to the CA not answered: ${JSON.stringify(proxy.unanswered())}`,
     `certificate check: ${JSON.stringify(check(seen, 'certificate'))}`,
     `checker warnings and errors:\n${stack.checkerLog.slice(-20).join('\n')}`,
@@ -78,6 +85,23 @@ const ordersFor = (hostname: string) => proxy.orders().filter((order) => orderNa
 const eventsOf = async (domainId: string) => (await api.store.run((r) => r.outbox.all('event.emitted')))
   .filter((row: OutboxRow) => (row.payload as { data?: { domain: { id: string } } }).data?.domain.id === domainId)
   .map((row) => (row.payload as { type: string }).type);
+
+/**
+ * Deactivates the authorizations Pebble gave the orders for `hostname`.
+ * Pebble 2.4.0 reuses a valid authorization for about one order in a hundred
+ * even with PEBBLE_AUTHZREUSE=0 (it makes a new one only when
+ * `rand.Intn(100) > 0`), and such an order is issued without validation.
+ */
+async function deactivateAuthorizations(hostname: string): Promise<number> {
+  const sealed = await api.store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
+  const client = new acme.Client({ directoryUrl: proxy.directoryUrl, accountKey: decryptSecret(sealed as string, api.config.dataEncryptionKey) });
+  await client.createAccount({ onlyReturnExisting: true });
+  const urls = proxy.forwarded
+    .filter((f) => f.payload !== null && Array.isArray(f.payload.identifiers) && orderNames(f.payload as OrderPayload).includes(hostname) && f.answer?.status === 201)
+    .flatMap((f) => (JSON.parse((f.answer as { body: string }).body) as { authorizations: string[] }).authorizations);
+  for (const url of urls) await client.deactivateAuthorization({ url } as acme.Authorization);
+  return urls.length;
+}
 
 /** A self-signed ECDSA P-256 certificate for `hostname` that expires in `days` days, as a checker would store it. */
 function expiringCertificate(domain: DomainView, days: number): CertificateRow {
@@ -212,24 +236,26 @@ test('a renewal window that gets no answer costs one check the ARI timeout; the 
 
 test('a renewal that fails leaves the still valid certificate passing and the domain ready', async () => {
   // The failed-order counter's hourly window must hold the whole test.
-  await roomInWindow(240, 3600);
+  await roomInWindow(150, 3600);
   const domain = await readyDomain('failed-renewal');
-  // Nothing answers HTTP-01 any more: Pebble's validation of the renewal order fails.
+  // The renewal must be validated, and nothing answers HTTP-01 any more: Pebble's validation fails.
+  expect(await deactivateAuthorizations(domain.hostname)).toBe(1);
   await stack.closeEdge();
   const expiring = expiringCertificate(domain, 10);
   await api.store.run((r) => r.certificates.save(expiring));
 
   const failedValidations = async () => (await api.store.run((r) => r.rateCounters.peek(`acme:failed:${domain.hostname}`, 3600, new Date()))).count;
-  // Normally a second or two; a request to the CA or the ARI responder that gets no answer costs up to its timeout.
+  // Normally a second or two; a request to the CA that gets no answer costs up to its timeout.
   const waitedFrom = Date.now();
-  await until('a renewal order failed', async () => (await failedValidations()) >= 1, 3 * ACME_REQUEST_TIMEOUT_MS + 10_000, () => explainOrders(domain));
+  await until('a renewal order failed', async () => (await failedValidations()) >= 1, ACME_REQUEST_TIMEOUT_MS + 30_000, () => explainOrders(domain));
   if (Date.now() - waitedFrom > 10_000) console.warn(`the failed renewal took ${Date.now() - waitedFrom} ms\n${await explainOrders(domain)}`);
   const failedAt = new Date().toISOString();
   expect(ordersFor(domain.hostname).length).toBeGreaterThanOrEqual(2);
+  expect(stack.checkerLog.some((line) => line.includes(`The ACME order for ${domain.hostname} failed`) && line.includes('connection refused'))).toBe(true);
 
   const later = await waitForDomain(api, app.key, domain.id, (d) => (check(d, 'certificate').observed_at ?? '') > failedAt);
   expect(check(later, 'certificate')).toMatchObject({ status: 'passing', error_code: null, message: null });
   expect(later.status).toBe('ready');
   expect((await certificateOf(domain.hostname)).pemChain).toBe(expiring.pemChain);
   expect(await eventsOf(domain.id)).toEqual(['domain.ready']);
-}, 450_000);
+}, 300_000);
