@@ -96,7 +96,7 @@ export class AcmeIssuer implements CertificateIssuer {
     const { store } = this.opts;
     try {
       const chain = await orderCertificate(client, {
-        hostname, csr, email: this.opts.email, replaces: await this.replaces(replacing),
+        hostname, csr, replaces: await this.replaces(replacing),
         saveChallenge: (token, keyAuthorization) => store.run((r) => r.acmeChallenges.save({ token, hostname, keyAuthorization, createdAt: this.now() })),
         removeChallenge: (token) => store.run((r) => r.acmeChallenges.delete(token)),
         onReplacesRefused: (err) => this.opts.onReplacesRefused?.(hostname, err),
@@ -178,6 +178,7 @@ export class AcmeIssuer implements CertificateIssuer {
     return (await this.fetchDirectory()).meta?.caaIdentities ?? [];
   }
 
+  /** The client, its account found or registered once: orders that start together wait for the same lookup. */
   private account(): Promise<acme.Client> {
     this.client ??= this.loadAccount().catch((err: unknown) => {
       this.client = null;
@@ -200,6 +201,21 @@ export class AcmeIssuer implements CertificateIssuer {
         return created;
       });
     }
-    return new acme.Client({ directoryUrl: this.opts.directoryUrl, accountKey, backoffAttempts: 5, backoffMin: 500, backoffMax: 5000 });
+    const client = new acme.Client({ directoryUrl: this.opts.directoryUrl, accountKey, backoffAttempts: 5, backoffMin: 500, backoffMax: 5000 });
+    await findOrRegisterAccount(client, this.opts.email);
+    return client;
+  }
+}
+
+/**
+ * The key is shared by every checker: another one (or an earlier start) may
+ * have registered it, so the existing account is asked for first. Sending the
+ * registration for a known account would be an empty update, which CAs refuse.
+ */
+async function findOrRegisterAccount(client: acme.Client, email: string | null): Promise<void> {
+  try {
+    await client.createAccount({ onlyReturnExisting: true });
+  } catch {
+    await client.createAccount({ termsOfServiceAgreed: true, ...(email ? { contact: [`mailto:${email}`] } : {}) });
   }
 }

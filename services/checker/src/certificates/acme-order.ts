@@ -8,7 +8,6 @@ export interface OrderRequest {
   hostname: string;
   /** PEM certificate signing request for the hostname. */
   csr: Buffer;
-  email: string | null;
   /** RFC 9773 certificate identifier of the certificate this order replaces, or null. */
   replaces: string | null;
   saveChallenge(token: string, keyAuthorization: string): Promise<void>;
@@ -17,50 +16,14 @@ export interface OrderRequest {
   onReplacesRefused?(err: unknown): void;
 }
 
-/** Places the order, answers its challenge, finalizes it; the PEM chain, leaf first. */
+/** Places the order under the client's account, answers its challenge, finalizes it; the PEM chain, leaf first. */
 export async function orderCertificate(client: acme.Client, req: OrderRequest): Promise<string> {
-  await ensureAccount(client, req.email);
   const order = await placeOrder(client, req);
   for (const authz of await client.getAuthorizations(order)) {
     if (authz.status !== 'valid') await authorize(client, authz, req);
   }
   const finalized = await client.finalizeOrder(order, req.csr);
   return client.getCertificate(finalized);
-}
-
-/**
- * One account lookup per client, shared by the orders that start meanwhile:
- * two first orders at once would both find no account, and the second
- * registration, seeing the first one's account, becomes an empty update,
- * which CAs refuse (failing that order).
- */
-const accountLookups = new WeakMap<acme.Client, Promise<void>>();
-
-function ensureAccount(client: acme.Client, email: string | null): Promise<void> {
-  let lookup = accountLookups.get(client);
-  if (!lookup) {
-    lookup = findOrRegisterAccount(client, email);
-    // A failed lookup is tried again by the next order.
-    lookup.catch(() => accountLookups.delete(client));
-    accountLookups.set(client, lookup);
-  }
-  return lookup;
-}
-
-async function findOrRegisterAccount(client: acme.Client, email: string | null): Promise<void> {
-  try {
-    client.getAccountUrl();
-    return;
-  } catch {
-    // Not known to this client yet.
-  }
-  try {
-    // The key is shared by every checker: another one (or an earlier start) may have registered it.
-    // Asking for the existing account only: re-sending the registration would be an empty update, which CAs refuse.
-    await client.createAccount({ onlyReturnExisting: true });
-  } catch {
-    await client.createAccount({ termsOfServiceAgreed: true, ...(email ? { contact: [`mailto:${email}`] } : {}) });
-  }
 }
 
 async function placeOrder(client: acme.Client, req: OrderRequest): Promise<acme.Order> {
