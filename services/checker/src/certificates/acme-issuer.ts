@@ -62,8 +62,8 @@ export const ARI_REQUEST_TIMEOUT_MS = 10_000;
 export const ARI_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 
 interface KnownWindow {
-  window: RenewalWindow | null;
-  /** Date.now() until which the answer is reused. */
+  window: Promise<RenewalWindow | null>;
+  /** Date.now() until which the answer is reused; Infinity while it is being fetched, so checks asking meanwhile share the request. */
   until: number;
 }
 
@@ -74,8 +74,6 @@ export class AcmeIssuer implements CertificateIssuer {
   private client: Promise<acme.Client> | null = null;
   private directory: Promise<Directory> | null = null;
   private readonly windows = new Map<string, KnownWindow>();
-  /** One request per certificate at a time: checks that ask meanwhile share it. */
-  private readonly fetchingWindows = new Map<string, Promise<RenewalWindow | null>>();
 
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -139,28 +137,32 @@ export class AcmeIssuer implements CertificateIssuer {
     if (!base || !certId) return null;
     const cached = this.windows.get(certId);
     if (cached && cached.until > Date.now()) return cached.window;
-    let fetching = this.fetchingWindows.get(certId);
-    if (!fetching) {
-      fetching = this.fetchWindow(`${base.replace(/\/$/, '')}/${certId}`).catch((err: unknown): KnownWindow => {
-        this.opts.onRenewalInfoFailed?.(certId, err);
-        return { window: null, until: Date.now() + ARI_RETRY_AFTER_FAILURE_MS };
-      }).then((known) => {
-        this.windows.set(certId, known);
-        this.fetchingWindows.delete(certId);
-        return known.window;
-      });
-      this.fetchingWindows.set(certId, fetching);
-    }
-    return fetching;
+    const known: KnownWindow = {
+      until: Infinity,
+      window: this.fetchWindow(`${base.replace(/\/$/, '')}/${certId}`).then(
+        ({ window, reuseMs }) => {
+          known.until = Date.now() + reuseMs;
+          return window;
+        },
+        (err: unknown) => {
+          this.opts.onRenewalInfoFailed?.(certId, err);
+          known.until = Date.now() + ARI_RETRY_AFTER_FAILURE_MS;
+          return null;
+        },
+      ),
+    };
+    this.windows.set(certId, known);
+    return known.window;
   }
 
-  private async fetchWindow(url: string): Promise<KnownWindow> {
+  /** The window the CA suggests, and how long to reuse it (its Retry-After). */
+  private async fetchWindow(url: string): Promise<{ window: RenewalWindow | null; reuseMs: number }> {
     const res = await acme.axios.get<{ suggestedWindow?: { start?: string; end?: string } }>(url, { timeout: ARI_REQUEST_TIMEOUT_MS });
     const start = Date.parse(res.data.suggestedWindow?.start ?? '');
     const end = Date.parse(res.data.suggestedWindow?.end ?? '');
     const window = Number.isFinite(start) && Number.isFinite(end) ? { start: new Date(start), end: new Date(end) } : null;
     const retryAfter = Number(res.headers['retry-after']);
-    return { window, until: Date.now() + (Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : ARI_DEFAULT_TTL_MS) };
+    return { window, reuseMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : ARI_DEFAULT_TTL_MS };
   }
 
   private fetchDirectory(): Promise<Directory> {
