@@ -10,10 +10,9 @@ import type {
   WebhookDeliveryFilter,
   WebhookDeliveryRow,
 } from '../types';
+import { insertRows, rowsInsert, type Column } from './rows-insert';
 import { atomically, chunks } from './write-helpers';
 
-/** Field, column, and the column's PostgreSQL type (the array casts of the unnest statements). */
-type Column<T> = [keyof T, string, string];
 const COLUMNS: Array<Column<WebhookDeliveryRow>> = [
   ['id', 'id', 'uuid'], ['applicationId', 'application_id', 'uuid'], ['subscriptionId', 'subscription_id', 'uuid'], ['eventId', 'event_id', 'uuid'],
   ['eventType', 'event_type', 'varchar'], ['payload', 'payload', 'text'], ['state', 'state', 'varchar'], ['attempts', 'attempts', 'integer'],
@@ -48,51 +47,6 @@ function deliveryFromDb(raw: RawRow): WebhookDeliveryRow {
     replayOf: raw.replay_of as string | null,
     leaseId: raw.lease_id as string | null,
   };
-}
-
-/** SQLite: `INSERT INTO <table> (…) VALUES (…), (…)` with one named parameter per value. */
-function multiRowInsert<T>(table: string, columns: Array<Column<T>>, rows: T[]): { sql: string; params: Record<string, unknown> } {
-  const params: Record<string, unknown> = {};
-  const tuples = rows.map((row, i) => {
-    for (const [field] of columns) params[`${String(field)}${i}`] = row[field];
-    return `(${columns.map(([field]) => `:${String(field)}${i}`).join(', ')})`;
-  });
-  return { sql: `INSERT INTO ${table} (${columns.map(([, column]) => column).join(', ')}) VALUES ${tuples.join(', ')}`, params };
-}
-
-/**
- * PostgreSQL: `INSERT … SELECT … FROM unnest(…)`, one array per column, so the
- * text is the same for any number of rows: nothing to rewrite per row, and one
- * statement for the server to parse and plan once per connection.
- */
-function unnestInsert<T>(table: string, columns: Array<Column<T>>): string {
-  const arrays = columns.map(([field, , type]) => `CAST(:${String(field)} AS ${type}[])`).join(', ');
-  return `INSERT INTO ${table} (${columns.map(([, column]) => column).join(', ')}) SELECT * FROM unnest(${arrays})`;
-}
-
-/** The parameters of an `unnestInsert` statement: each column's values, in row order. */
-function columnArrays<T>(columns: Array<Column<T>>, rows: T[]): Record<string, unknown[]> {
-  return Object.fromEntries(columns.map(([field]) => [field, rows.map((row) => row[field])]));
-}
-
-interface RowsInsert<T> {
-  table: string;
-  columns: Array<Column<T>>;
-  /** What follows the rows (ON CONFLICT, RETURNING). */
-  suffix: string;
-  /** The PostgreSQL statement, built once. */
-  postgres: string;
-}
-
-function rowsInsert<T>(table: string, columns: Array<Column<T>>, suffix = ''): RowsInsert<T> {
-  return { table, columns, suffix, postgres: `${unnestInsert(table, columns)}${suffix}` };
-}
-
-/** One statement for all the rows: a prepared unnest on PostgreSQL, a multi-row VALUES on SQLite. */
-function insertRows<T, R>(manager: EntityManager, kind: DatabaseKind, insert: RowsInsert<T>, rows: T[]): Promise<R[]> {
-  if (kind === 'postgres') return queryPrepared<R>(manager, insert.postgres, columnArrays(insert.columns, rows));
-  const { sql, params } = multiRowInsert(insert.table, insert.columns, rows);
-  return queryRows<R>(manager, `${sql}${insert.suffix}`, params);
 }
 
 // DO NOTHING without a target covers the partial unique index on (subscription_id, event_id) of originals.
@@ -234,7 +188,7 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
       started: results.map((r) => r.attempt.startedAt), statuses: results.map((r) => r.attempt.statusCode), errors: results.map((r) => r.attempt.error),
       delivered: results.map((r) => r.deliveredAt), nexts: results.map((r) => r.nextAttemptAt), states: results.map((r) => r.state),
     };
-    return (await queryRows<{ id: string }>(manager, UPDATE_OUTCOMES, params)).map((row) => row.id);
+    return (await queryPrepared<{ id: string }>(manager, UPDATE_OUTCOMES, params)).map((row) => row.id);
   }
 
   /** SQLite: one UPDATE per outcome; the statements stay in-process, inside the caller's transaction. */
