@@ -24,7 +24,7 @@ import { startRecordingOrigin, type RecordingOrigin } from '../integration/edge/
 import { seedServedDomain } from '../integration/edge/served-domain';
 import { createVhost, deleteVhost, type TestVhost } from '../integration/messaging/rabbit';
 import { freePort } from '../support/free-port';
-import { BUILD_WAIT_MS, waitForBuild } from '../support/service-process';
+import { BUILD_WAIT_MS, stopProcess, waitForBuild, type Exit } from '../support/service-process';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres';
 
 const MAIN = join(__dirname, '../../services/edge-proxy/dist/main.js');
@@ -194,16 +194,7 @@ async function trafficRequests(applicationId: string): Promise<number> {
 /** Requests for the site that reached the origin: every one of them is counted by the edge. */
 const forwarded = (site: Site): number => origin?.requests.filter((r) => r.headers.host === site.hostname).length ?? 0;
 
-async function stopEdge(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  const child = edge as ChildProcess;
-  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, sig) => resolve({ code, signal: sig })));
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-  const result = await exited;
-  clearTimeout(timer);
-  return result;
-}
+const stopEdge = (signal: NodeJS.Signals): Promise<Exit> => stopProcess(edge as ChildProcess, 40_000, signal);
 
 beforeAll(async () => {
   if (!Number.isFinite(OUTAGE_SECONDS) || OUTAGE_SECONDS <= 0) throw new Error(`EDGE_OUTAGE_SECONDS must be a positive number (got ${process.env.EDGE_OUTAGE_SECONDS})`);

@@ -14,12 +14,18 @@ export async function waitForBuild(main: string): Promise<void> {
   }
 }
 
-/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
-export async function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** `signal` (SIGTERM), then SIGKILL if the process has not exited within `graceMs`; how it exited. */
+export async function stopProcess(child: ChildProcess, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
+  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, by) => resolve({ code, signal: by })));
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
+  const exit = await exited;
   clearTimeout(timer);
+  return exit;
 }

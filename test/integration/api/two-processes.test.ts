@@ -50,7 +50,7 @@ async function startApiProcess(env: Record<string, string>): Promise<ApiProcess>
   }
 }
 
-const stop = (proc: ApiProcess): Promise<void> => stopProcess(proc.child, 10_000);
+const stop = (proc: ApiProcess) => stopProcess(proc.child, 10_000);
 
 let db: TestDatabase;
 const processes: ApiProcess[] = [];

@@ -7,7 +7,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../support/free-port';
-import { waitForBuild } from '../../support/service-process';
+import { stopProcess, waitForBuild } from '../../support/service-process';
 
 export const EDGE_MAIN = join(__dirname, '../../../services/edge-proxy/dist/main.js');
 const START_TIMEOUT_MS = 30_000;
@@ -92,10 +92,7 @@ export async function startEdgeProcess(env: Record<string, string>, caPem: strin
     },
     ops: (path) => plainGet(metricsPort, path),
     async terminate() {
-      if (running()) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      const code = await exited;
-      clearTimeout(timer);
+      const { code } = await stopProcess(child, STOP_TIMEOUT_MS);
       agent.destroy();
       return code;
     },

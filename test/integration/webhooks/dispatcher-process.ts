@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { outboxSource, type DataStore } from '@cds/data';
 import { connectAmqpBus, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
 import { freePort } from '../../support/free-port';
-import { stopProcess, waitForBuild } from '../../support/service-process';
+import { stopProcess, waitForBuild, type Exit } from '../../support/service-process';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { until } from './webhook-stack';
 
@@ -85,4 +85,4 @@ export async function kill9(proc: DispatcherProcess): Promise<void> {
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within 15 s. */
-export const stop = (proc: DispatcherProcess): Promise<void> => stopProcess(proc.child, 15_000);
+export const stop = (proc: DispatcherProcess): Promise<Exit> => stopProcess(proc.child, 15_000);
