@@ -60,6 +60,8 @@ function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): Data
   } as const;
   if (target.kind === 'postgres') {
     const extra = {
+      // Set once per connection, so a transaction needs no SET TRANSACTION round trip to be sure of it.
+      options: '-c default_transaction_isolation=read\\ committed',
       ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
       ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
     };
@@ -87,9 +89,7 @@ class TypeOrmDataStore implements DataStore {
 
   transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
     const work = (manager: EntityManager) => fn(createRepositories(manager, this.kind));
-    return this.unit(() =>
-      this.kind === 'postgres' ? this.dataSource.transaction('READ COMMITTED', work) : this.dataSource.transaction(work),
-    );
+    return this.unit(() => this.dataSource.transaction(work));
   }
 
   run<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {

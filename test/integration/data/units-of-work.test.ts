@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { NestedUnitOfWorkError, type ApplicationRow, type DataStore, type Repositories } from '@cds/data';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
 
@@ -99,6 +100,36 @@ describe('units of work', () => {
       later = sleep(10).then(() => ctx.store.run((r) => r.settings.get('x')));
     });
     await expect(later).resolves.toBeNull();
+  });
+
+  it('runs transactions at READ COMMITTED where the database defaults to SERIALIZABLE: crossed reads and writes both commit', async () => {
+    if (ctx.db.kind === 'postgres') {
+      const admin = new Client({ connectionString: ctx.db.url });
+      await admin.connect();
+      try {
+        await admin.query(`ALTER DATABASE ${new URL(ctx.db.url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`);
+        // The premise: a plain new connection now starts its transactions SERIALIZABLE.
+        const plain = new Client({ connectionString: ctx.db.url });
+        await plain.connect();
+        expect((await plain.query('SHOW default_transaction_isolation')).rows[0].default_transaction_isolation).toBe('serializable');
+        await plain.end();
+      } finally {
+        await admin.end();
+      }
+    }
+    const store = await ctx.openAnother();
+    await store.run(async (r) => {
+      await r.settings.set('crossed-a', '0');
+      await r.settings.set('crossed-b', '0');
+    });
+    // Each reads the key the other writes, both before either writes: SERIALIZABLE would refuse one (write skew).
+    const crossed = (read: string, write: string) => store.transaction(async (r) => {
+      const seen = await r.settings.get(read);
+      await sleep(50);
+      await r.settings.set(write, `saw ${read}=${seen}`);
+    });
+    const results = await Promise.allSettled([crossed('crossed-a', 'crossed-b'), crossed('crossed-b', 'crossed-a')]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
   });
 
   it('answers ping', async () => {
