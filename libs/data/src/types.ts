@@ -515,7 +515,8 @@ export interface CheckRunsRepository {
    * Writes the records of domains this checker still holds and that are still
    * live, each with its check rows, certificate and outbox messages; records of
    * the others (deleted meanwhile, lease lost) are dropped. Returns the ids
-   * written. Call it inside a transaction.
+   * written. Atomic by itself (PostgreSQL: one statement; SQLite: its own
+   * transaction unless called inside one).
    */
   record(records: CheckRunRecord[], leasedBy: string): Promise<string[]>;
 }

@@ -88,7 +88,7 @@ export class CheckPipeline {
 
   constructor(private readonly opts: PipelineOptions, private readonly onCapacity: () => void) {
     this.recorder = new GroupCommit(async (records) => {
-      const written = new Set(await opts.store.transaction((r) => r.checkRuns.record(records, opts.checkerId)));
+      const written = new Set(await opts.store.run((r) => r.checkRuns.record(records, opts.checkerId)));
       if (records.some((record) => written.has(record.domainId) && record.messages.length > 0)) opts.afterCommit?.();
       return records.map((record) => written.has(record.domainId));
     }, MAX_RECORD_BATCH);

@@ -169,7 +169,9 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
 
   record(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
     if (records.length === 0) return Promise.resolve([]);
-    return this.kind === 'postgres' ? this.recordInOneStatement(records, leasedBy) : this.recordStepByStep(records, leasedBy);
+    if (this.kind === 'postgres') return this.recordInOneStatement(records, leasedBy);
+    if (this.manager.queryRunner?.isTransactionActive) return this.recordStepByStep(records, leasedBy);
+    return this.manager.transaction((manager) => new TypeOrmCheckRunsRepository(manager, this.kind).recordStepByStep(records, leasedBy));
   }
 
   /** The leased domains with their context, oldest due first (an UPDATE returns its rows in no set order). */
