@@ -43,8 +43,8 @@ export interface PipelineOptions {
   seenCertificates?: ExpiryTracker;
 }
 
-/** Domains leased ahead of the checks running, in multiples of `concurrency`. */
-const LEASE_AHEAD = 2;
+/** Domains leased ahead of the checks running, in multiples of `concurrency` (the checker leases a round at a time). */
+const LEASE_AHEAD = 3;
 /** While checks run, certificates start one at a time and at least this far apart. */
 const ISSUE_SPACING_MS = 100;
 /** Steps written per transaction at most. */
@@ -95,7 +95,7 @@ export class CheckPipeline {
   }
 
   /**
-   * How many more leased domains to take now: enough for two rounds of checks
+   * How many more leased domains to take now: enough for three rounds of checks
    * ahead, none while too many steps wait to be written or certificates to be
    * issued.
    */

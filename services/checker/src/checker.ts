@@ -118,13 +118,17 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   }, Math.max(leaseMs / 3, 50));
   heartbeat.unref();
 
+  // Leasing whenever a check finishes would lease a domain or two at a time:
+  // the scheduler waits until a round's worth of room is free.
+  const roomForARound = () => pipeline.capacity() >= concurrency;
+
   /** Leases due domains while the pipeline has room (it leases ahead of the checks running); one pass at a time. */
   const pollDue = async () => {
     try {
       do {
         pollAgain = false;
+        if (stopped || !roomForARound()) break;
         const limit = pipeline.capacity();
-        if (stopped || limit <= 0) break;
         const at = now();
         const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
         pipeline.admit(leased).catch((err: unknown) => logger.error('check run failed', { error: err instanceof Error ? err.message : String(err) }));
@@ -159,7 +163,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   };
 
   function kick(): void {
-    if (!stopped && pipeline.capacity() > 0) void poll();
+    if (!stopped && roomForARound()) void poll();
   }
 
   const schedule = () => {
