@@ -47,7 +47,7 @@ export interface PipelineOptions {
 const LEASE_AHEAD = 3;
 /** While checks run, certificates start one at a time and at least this far apart. */
 const ISSUE_SPACING_MS = 100;
-/** Steps written per transaction at most. */
+/** Steps written together (one statement on PostgreSQL, one transaction on SQLite) at most. */
 const MAX_RECORD_BATCH = 200;
 /** First steps waiting to be written before no more domains are leased. */
 const MAX_UNRECORDED = 2000;

@@ -6,7 +6,7 @@ import { ENTITY } from '../entities';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
 import { byCheckOrder } from './check-order';
 import { TypeOrmOutboxRepository } from './outbox.repository';
-import { chunks } from './write-helpers';
+import { atomically, chunks } from './write-helpers';
 
 /** Every column of a leased domain, as the lease statements return them. */
 const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count';
@@ -170,8 +170,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
   record(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
     if (records.length === 0) return Promise.resolve([]);
     if (this.kind === 'postgres') return this.recordInOneStatement(records, leasedBy);
-    if (this.manager.queryRunner?.isTransactionActive) return this.recordStepByStep(records, leasedBy);
-    return this.manager.transaction((manager) => new TypeOrmCheckRunsRepository(manager, this.kind).recordStepByStep(records, leasedBy));
+    return atomically(this.manager, (manager) => new TypeOrmCheckRunsRepository(manager, this.kind).recordStepByStep(records, leasedBy));
   }
 
   /** The leased domains with their context, oldest due first (an UPDATE returns its rows in no set order). */
@@ -245,7 +244,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     return rows.map((row) => row.id);
   }
 
-  /** SQLite runs one unit of work at a time: the same writes, statement by statement, in the caller's transaction. */
+  /** SQLite runs one unit of work at a time: the same writes, statement by statement, in one transaction. */
   private async recordStepByStep(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
     const written = new Set<string>();
     for (const part of chunks(records, ROWS_PER_STATEMENT)) {
