@@ -19,12 +19,24 @@ let proxy: AcmeProxy;
 let api: TestApi;
 let app: { slug: string; key: string };
 
+/** An issuer against `directoryUrl` as a checker makes it: the sealed account key in `started`'s database, a client of its own. */
+function issuerFor(started: TestApi, directoryUrl: string, caBundle: string, dnsServer: string, newOrdersPerHour?: number): AcmeIssuer {
+  return new AcmeIssuer({
+    store: started.store, encryptionKey: started.config.dataEncryptionKey, directoryUrl, email: null, caBundle, dnsServers: [dnsServer],
+    ...(newOrdersPerHour === undefined ? {} : { newOrdersPerHour }),
+  });
+}
+
+/** Another issuer on the stack's database and proxy, as in a second checker process. */
+const anotherIssuer = (newOrdersPerHour?: number) => issuerFor(api, proxy.directoryUrl, stack.pebble.caBundle, dns.server, newOrdersPerHour);
+
+/** The account requests (lookups and registrations) forwarded to Pebble from index `from` on. */
+const accountRequestsFrom = (from: number) => proxy.forwarded.slice(from)
+  .filter((f) => f.payload !== null && ('onlyReturnExisting' in f.payload || 'termsOfServiceAgreed' in f.payload));
+
 beforeAll(async () => {
   stack = await startAcmeStack({
-    issuer: ({ api: started, directoryUrl, pebble, dns: server }) => new AcmeIssuer({
-      store: started.store, encryptionKey: started.config.dataEncryptionKey, directoryUrl, email: null,
-      caBundle: pebble.caBundle, dnsServers: [server.server], newOrdersPerHour: 1,
-    }),
+    issuer: ({ api: started, directoryUrl, pebble, dns: server }) => issuerFor(started, directoryUrl, pebble.caBundle, server.server, 1),
   });
   ({ dns, proxy, api, app } = stack);
 }, 60_000);
@@ -64,15 +76,9 @@ test('another checker with the shared account key finds the account instead of r
   const domain = await registerDomain(api, app.key, `shared-account.cap-${process.pid}.com`);
   await publishRecords(dns, domain);
   const before = proxy.forwarded.length;
-  // A second issuer, as in a second checker process: the same sealed account key in the database, a client of its own.
-  const issuer = new AcmeIssuer({
-    store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
-    caBundle: stack.pebble.caBundle, dnsServers: [dns.server],
-  });
-  const issued = await issuer.issue(domain.hostname, null);
-  expect(new X509Certificate(issued.pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string).checkHost(domain.hostname)).toBe(domain.hostname);
-  const accountRequests = proxy.forwarded.slice(before).filter((f) => f.payload !== null && ('onlyReturnExisting' in f.payload || 'termsOfServiceAgreed' in f.payload));
-  expect(accountRequests.map((f) => f.payload)).toEqual([{ onlyReturnExisting: true }]);
+  const issued = await anotherIssuer().issue(domain.hostname, null);
+  expect(new X509Certificate(issued.pemChain).checkHost(domain.hostname)).toBe(domain.hostname);
+  expect(accountRequestsFrom(before).map((f) => f.payload)).toEqual([{ onlyReturnExisting: true }]);
 }, 60_000);
 
 test('two first orders at once under an account the CA does not know yet register it once, and both are issued', async () => {
@@ -83,18 +89,14 @@ test('two first orders at once under an account the CA does not know yet registe
   const fresh = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   await api.store.run((r) => r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(fresh, api.config.dataEncryptionKey)));
   try {
-    const issuer = new AcmeIssuer({
-      store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
-      caBundle: stack.pebble.caBundle, dnsServers: [dns.server], newOrdersPerHour: 1_000_000,
-    });
+    const issuer = anotherIssuer(1_000_000);
     const before = proxy.forwarded.length;
     const issued = await Promise.all(domains.map((domain) => issuer.issue(domain.hostname, null)));
     issued.forEach((certificate, i) => {
       const hostname = (domains[i] as { hostname: string }).hostname;
-      expect(new X509Certificate(certificate.pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string).checkHost(hostname)).toBe(hostname);
+      expect(new X509Certificate(certificate.pemChain).checkHost(hostname)).toBe(hostname);
     });
-    const accountRequests = proxy.forwarded.slice(before).filter((f) => f.payload !== null && ('onlyReturnExisting' in f.payload || 'termsOfServiceAgreed' in f.payload));
-    expect(accountRequests.map((f) => [f.payload, f.answer?.status])).toEqual([[{ onlyReturnExisting: true }, 400], [{ termsOfServiceAgreed: true }, 201]]);
+    expect(accountRequestsFrom(before).map((f) => [f.payload, f.answer?.status])).toEqual([[{ onlyReturnExisting: true }, 400], [{ termsOfServiceAgreed: true }, 201]]);
   } finally {
     if (shared) await api.store.run((r) => r.settings.set(ACME_SETTINGS.accountKeySealed, shared));
   }
@@ -105,10 +107,7 @@ test('a newOrder the CA never answers fails with certificate_issuance_failed aft
   const hostname = `stalled.cap-${process.pid}.com`;
   proxy.stallOrdersFor.add(hostname);
   // An issuer of its own, without the stack's cap of one order an hour (the cap is per issuer, the count is shared).
-  const issuer = new AcmeIssuer({
-    store: api.store, encryptionKey: api.config.dataEncryptionKey, directoryUrl: proxy.directoryUrl, email: null,
-    caBundle: stack.pebble.caBundle, dnsServers: [dns.server],
-  });
+  const issuer = anotherIssuer();
   const started = Date.now();
   const failure = await issuer.issue(hostname, null).then(() => null, (err: unknown) => err);
   const waited = Date.now() - started;

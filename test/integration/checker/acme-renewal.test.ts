@@ -78,7 +78,8 @@ async function certificateOf(hostname: string): Promise<CertificateRow> {
   return row;
 }
 
-const leafOf = (pemChain: string) => new X509Certificate(pemChain.split(/(?<=-----END CERTIFICATE-----)/)[0] as string);
+/** The leaf of a chain (X509Certificate reads the first certificate of the PEM). */
+const leafOf = (pemChain: string) => new X509Certificate(pemChain);
 const ariIdOf = (row: CertificateRow) => ariCertId(row.pemChain) as string;
 const timesAsked = (id: string) => ari.asked.filter((asked) => asked === id).length;
 const ordersFor = (hostname: string) => proxy.orders().filter((order) => orderNames(order).includes(hostname));

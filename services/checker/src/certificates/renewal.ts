@@ -25,7 +25,7 @@ export function renewalDue(notAfter: Date, now: Date, window: RenewalWindow | nu
 export function ariCertId(pem: string): string | null {
   let leaf: x509.X509Certificate;
   try {
-    leaf = new x509.X509Certificate(pem.split(/(?<=-----END CERTIFICATE-----)/)[0] ?? '');
+    leaf = new x509.X509Certificate(pem); // of a chain, the first certificate
   } catch {
     return null;
   }
