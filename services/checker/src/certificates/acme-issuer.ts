@@ -59,7 +59,7 @@ const ARI_DEFAULT_TTL_MS = 6 * 3600_000;
  * certificate waits ARI_RETRY_AFTER_FAILURE_MS, so other checks do not wait.
  */
 export const ARI_REQUEST_TIMEOUT_MS = 10_000;
-export const ARI_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
+const ARI_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 
 interface KnownWindow {
   window: Promise<RenewalWindow | null>;
