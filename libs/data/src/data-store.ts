@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DataSource, MigrationExecutor, type DataSourceOptions, type EntityManager, type QueryRunner } from 'typeorm';
-import { parseDatabaseUrl, type DatabaseTarget } from './database-url';
+import { parseDatabaseUrl, postgresConnection, type DatabaseTarget } from './database-url';
 import { entitySchemas } from './entities';
 import { MIGRATIONS } from './migrations';
 import { Mutex } from './mutex';
@@ -59,13 +59,14 @@ function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): Data
     ...(opts.logger ? { logger: typeOrmLogger(opts.logger), maxQueryExecutionTime: SLOW_QUERY_MS } : { logging: false }),
   } as const;
   if (target.kind === 'postgres') {
+    // The isolation level is set once per connection, so a transaction needs no SET TRANSACTION round trip to be sure of it.
+    const { url, options } = postgresConnection(target.url);
     const extra = {
-      // Set once per connection, so a transaction needs no SET TRANSACTION round trip to be sure of it.
-      options: '-c default_transaction_isolation=read\\ committed',
+      options,
       ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
       ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
     };
-    return { ...common, type: 'postgres', url: target.url, poolSize: opts.poolSize ?? 10, extra };
+    return { ...common, type: 'postgres', url, poolSize: opts.poolSize ?? 10, extra };
   }
   return {
     ...common,

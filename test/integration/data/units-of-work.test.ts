@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { NestedUnitOfWorkError, type ApplicationRow, type DataStore, type Repositories } from '@cds/data';
+import { createDataStore, NestedUnitOfWorkError, type ApplicationRow, type DataStore, type Repositories } from '@cds/data';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
 
 /** The API's create: one registration, admitted only below the limit. */
@@ -102,7 +102,8 @@ describe('units of work', () => {
     await expect(later).resolves.toBeNull();
   });
 
-  it('runs transactions at READ COMMITTED where the database defaults to SERIALIZABLE: crossed reads and writes both commit', async () => {
+  it('runs transactions at READ COMMITTED where the database and the URL ask for SERIALIZABLE: crossed reads and writes both commit', async () => {
+    let store: DataStore;
     if (ctx.db.kind === 'postgres') {
       const admin = new Client({ connectionString: ctx.db.url });
       await admin.connect();
@@ -116,8 +117,13 @@ describe('units of work', () => {
       } finally {
         await admin.end();
       }
+      // The operator's own startup options in the URL are kept, beside the data layer's.
+      const url = new URL(ctx.db.url);
+      url.searchParams.set('options', '-c default_transaction_isolation=serializable -c application_name=cds-url-options');
+      store = await createDataStore({ url: url.toString(), poolSize: 2 });
+    } else {
+      store = await ctx.openAnother();
     }
-    const store = await ctx.openAnother();
     await store.run(async (r) => {
       await r.settings.set('crossed-a', '0');
       await r.settings.set('crossed-b', '0');
@@ -130,6 +136,17 @@ describe('units of work', () => {
     });
     const results = await Promise.allSettled([crossed('crossed-a', 'crossed-b'), crossed('crossed-b', 'crossed-a')]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
+    if (ctx.db.kind === 'postgres') {
+      const admin = new Client({ connectionString: ctx.db.url });
+      await admin.connect();
+      try {
+        const named = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'cds-url-options'");
+        expect(named.rows[0].n).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+        await store.close();
+      }
+    }
   });
 
   it('answers ping', async () => {
