@@ -6,6 +6,7 @@ import https from 'node:https';
 import { Resolver } from 'node:dns/promises';
 import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
+import { LRUCache } from 'lru-cache';
 import { decryptSecret, encryptSecret } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
@@ -61,11 +62,8 @@ const ARI_DEFAULT_TTL_MS = 6 * 3600_000;
 export const ARI_REQUEST_TIMEOUT_MS = 10_000;
 const ARI_RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 
-interface KnownWindow {
-  window: Promise<RenewalWindow | null>;
-  /** Date.now() until which the answer is reused; Infinity while it is being fetched, so checks asking meanwhile share the request. */
-  until: number;
-}
+/** Certificates whose window is kept at most; beyond, the least recently checked is dropped and fetched again when next needed. */
+const ARI_CACHED_WINDOWS = 100_000;
 
 export class AcmeIssuer implements CertificateIssuer {
   readonly kind = 'acme' as const;
@@ -73,7 +71,12 @@ export class AcmeIssuer implements CertificateIssuer {
   private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
   private client: Promise<acme.Client> | null = null;
   private directory: Promise<Directory> | null = null;
-  private readonly windows = new Map<string, KnownWindow>();
+  /**
+   * Windows by ARI certificate id, each kept for its Retry-After (an answer
+   * being fetched has no expiry, so checks asking meanwhile share the request).
+   * Bounded: certificates replaced by renewals fall out.
+   */
+  private readonly windows = new LRUCache<string, Promise<RenewalWindow | null>>({ max: ARI_CACHED_WINDOWS });
 
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -136,23 +139,20 @@ export class AcmeIssuer implements CertificateIssuer {
     const certId = base ? ariCertId(pemChain) : null;
     if (!base || !certId) return null;
     const cached = this.windows.get(certId);
-    if (cached && cached.until > Date.now()) return cached.window;
-    const known: KnownWindow = {
-      until: Infinity,
-      window: this.fetchWindow(`${base.replace(/\/$/, '')}/${certId}`).then(
-        ({ window, reuseMs }) => {
-          known.until = Date.now() + reuseMs;
-          return window;
-        },
-        (err: unknown) => {
-          this.opts.onRenewalInfoFailed?.(certId, err);
-          known.until = Date.now() + ARI_RETRY_AFTER_FAILURE_MS;
-          return null;
-        },
-      ),
-    };
-    this.windows.set(certId, known);
-    return known.window;
+    if (cached) return cached;
+    const window: Promise<RenewalWindow | null> = this.fetchWindow(`${base.replace(/\/$/, '')}/${certId}`).then(
+      (answer) => {
+        this.windows.set(certId, window, { ttl: answer.reuseMs });
+        return answer.window;
+      },
+      (err: unknown) => {
+        this.opts.onRenewalInfoFailed?.(certId, err);
+        this.windows.set(certId, window, { ttl: ARI_RETRY_AFTER_FAILURE_MS });
+        return null;
+      },
+    );
+    this.windows.set(certId, window);
+    return window;
   }
 
   /** The window the CA suggests, and how long to reuse it (its Retry-After). */
