@@ -14,3 +14,4 @@ export * from './webhook-delivery';
 export * from './checks';
 export * from './domain-resource';
 export * from './group-commit';
+export * from './error-message';

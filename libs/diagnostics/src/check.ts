@@ -1,5 +1,6 @@
 // One diagnostic check, how it is run (timed, with a deadline) and how the
 // results add up to the doctor's overall status.
+import { errorMessage } from '@cds/core';
 
 export const CHECK_STATUSES = { ok: 'ok', warn: 'warn', fail: 'fail' } as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[keyof typeof CHECK_STATUSES];
@@ -36,12 +37,6 @@ export function overallStatus(checks: readonly Pick<CheckResult, 'status'>[]): D
   if (checks.some((check) => check.status === CHECK_STATUSES.fail)) return DOCTOR_STATUSES.failing;
   if (checks.some((check) => check.status === CHECK_STATUSES.warn)) return DOCTOR_STATUSES.degraded;
   return DOCTOR_STATUSES.ok;
-}
-
-export function errorMessage(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.map(errorMessage).join('; ');
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }
 
 /** Runs a check against its deadline; a thrown error is a failure with the error's message. */

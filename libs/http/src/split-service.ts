@@ -1,6 +1,7 @@
 // What every split-mode entry point does first: configuration, logger,
 // database (refusing a schema that is not current) and the RabbitMQ bus; and
 // how a start-up failure ends the process (one line, exit 1).
+import { errorMessage } from '@cds/core';
 import { loadConfigOrExit, type Config } from '@cds/config';
 import { createDataStore, type DataStore, type DataStoreOptions } from '@cds/data';
 import { createLogger, type Logger } from '@cds/logging';
@@ -27,7 +28,7 @@ export async function openSplitService(service: string, opts: Pick<DataStoreOpti
 /** Runs an entry point; a start-up failure prints one line naming the service and exits 1. */
 export function runMain(service: string, main: () => Promise<void>): void {
   main().catch((err: unknown) => {
-    console.error(`${service} failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`${service} failed to start: ${errorMessage(err)}`);
     process.exit(1);
   });
 }

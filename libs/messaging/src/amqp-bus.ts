@@ -18,9 +18,10 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus';
+import { errorMessage } from '@cds/core';
 import { BUS_HEADERS, DEFAULT_EXCHANGE, declareExchange, declareSubscription, queueNames, type QueueNames } from './amqp-topology';
 import { catalogEntry, serviceQueues, validateMessage, type CatalogMessage } from './catalog';
-import { BusUnavailableError, PublishRejectedError, UnroutableMessageError, errorText } from './errors';
+import { BusUnavailableError, PublishRejectedError, UnroutableMessageError } from './errors';
 
 export interface AmqpBusOptions {
   url: string;
@@ -277,7 +278,7 @@ export class AmqpBus implements Bus {
       if (typeof messageId !== 'string' || messageId === '') throw new Error('the message has no messageId');
       message = validateMessage(routingKey, JSON.parse(msg.content.toString('utf8')));
     } catch (err) {
-      this.logger.error('invalid message dead-lettered', { ...context, error: errorText(err) });
+      this.logger.error('invalid message dead-lettered', { ...context, error: errorMessage(err) });
       ignoreClosed(() => ch.nack(msg, false, false));
       sub.opts.onDeadLetter?.('invalid');
       return;
@@ -294,7 +295,7 @@ export class AmqpBus implements Bus {
     }
 
     if (retries >= this.maxRetries) {
-      this.logger.error('message dead-lettered after its retries', { ...context, error: errorText(failure) });
+      this.logger.error('message dead-lettered after its retries', { ...context, error: errorMessage(failure) });
       ignoreClosed(() => ch.nack(msg, false, false));
       sub.opts.onDeadLetter?.('rejected');
       return;
@@ -312,10 +313,10 @@ export class AmqpBus implements Bus {
         expiration: String(delay),
       }, this.publishTimeoutMs);
       ignoreClosed(() => ch.ack(msg));
-      this.logger.warn('message handler failed, retrying', { ...context, delay_ms: delay, error: errorText(failure) });
+      this.logger.warn('message handler failed, retrying', { ...context, delay_ms: delay, error: errorMessage(failure) });
     } catch (err) {
       // Could not park it in the retry queue: hand it back to the broker now.
-      this.logger.warn('could not schedule a retry, requeueing', { ...context, error: errorText(err) });
+      this.logger.warn('could not schedule a retry, requeueing', { ...context, error: errorMessage(err) });
       ignoreClosed(() => ch.nack(msg, false, true));
     }
   }
@@ -350,7 +351,7 @@ export class AmqpBus implements Bus {
       if (this.state === 'closed') return;
       this.runEstablish().catch((err: unknown) => {
         if (this.state === 'closed') return;
-        this.logger.warn('reconnect to the message broker failed', { attempt: this.reconnectAttempt, error: errorText(err) });
+        this.logger.warn('reconnect to the message broker failed', { attempt: this.reconnectAttempt, error: errorMessage(err) });
         this.scheduleReconnect();
       });
     }, delay);
@@ -382,10 +383,10 @@ function confirmPublish(
       ch.publish(exchange, routingKey, content, options, (err: unknown) => {
         if (!err) finish(null);
         else if (err instanceof Error && err.message === 'message nacked') finish(new PublishRejectedError('the broker refused the message'));
-        else finish(new BusUnavailableError(`publish failed: ${errorText(err)}`));
+        else finish(new BusUnavailableError(`publish failed: ${errorMessage(err)}`));
       });
     } catch (err) {
-      finish(new BusUnavailableError(`publish failed: ${errorText(err)}`));
+      finish(new BusUnavailableError(`publish failed: ${errorMessage(err)}`));
     }
   });
 }

@@ -29,7 +29,3 @@ export class UnroutableMessageError extends Error {
     super(`no queue is bound for "${routingKey}"`);
   }
 }
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

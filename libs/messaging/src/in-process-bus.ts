@@ -17,8 +17,9 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus';
+import { errorMessage } from '@cds/core';
 import { catalogEntry, serviceQueues, validateMessage, type CatalogMessage } from './catalog';
-import { BusUnavailableError, UnroutableMessageError, errorText } from './errors';
+import { BusUnavailableError, UnroutableMessageError } from './errors';
 import { topicMatches } from './topic-match';
 
 export interface InProcessBusOptions {
@@ -205,7 +206,7 @@ export class InProcessBus implements Bus {
       const delay = retryDelayMs(envelope.retries, this.retryBaseMs);
       this.logger.warn('message handler failed, retrying', {
         queue: queue.name, routing_key: envelope.routingKey, message_id: envelope.messageId,
-        retry: envelope.retries + 1, delay_ms: delay, error: errorText(err),
+        retry: envelope.retries + 1, delay_ms: delay, error: errorMessage(err),
       });
       const timer = setTimeout(() => {
         this.retryTimers.delete(timer);
@@ -217,7 +218,7 @@ export class InProcessBus implements Bus {
   }
 
   private deadLetter(queue: QueueState, envelope: Envelope, payload: unknown, reason: DeadLetter['reason'], err: unknown): void {
-    const error = errorText(err);
+    const error = errorMessage(err);
     this.deadLetters.push({
       queue: queue.name, routingKey: envelope.routingKey, payload, messageId: envelope.messageId,
       retries: envelope.retries, reason, error,

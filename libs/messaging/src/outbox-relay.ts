@@ -9,8 +9,9 @@
 // both publish them, and a crash between the confirm and markPublished
 // publishes a row again. The row id travels as the messageId, so consumers,
 // which are idempotent by messageId, see the duplicate as already handled.
+import { errorMessage } from '@cds/core';
 import { silentLogger, type Bus, type MessagingLogger } from './bus';
-import { BusUnavailableError, MessageValidationError, errorText } from './errors';
+import { BusUnavailableError, MessageValidationError } from './errors';
 
 /** What the relay needs of an outbox row (the data library's OutboxRow has these). */
 export interface OutboxEntry {
@@ -123,7 +124,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      runPass().catch((err: unknown) => logger.error('outbox relay pass crashed', { error: errorText(err) }));
+      runPass().catch((err: unknown) => logger.error('outbox relay pass crashed', { error: errorMessage(err) }));
     }, delayMs);
   }
 
@@ -136,7 +137,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       if (result.failure) {
         failures += 1;
         const delayMs = Math.min(intervalMs * 2 ** failures, maxBackoffMs);
-        logger.warn('outbox relay pass failed, backing off', { failures, delay_ms: delayMs, error: errorText(result.failure) });
+        logger.warn('outbox relay pass failed, backing off', { failures, delay_ms: delayMs, error: errorMessage(result.failure) });
         schedule(delayMs);
       } else {
         failures = 0;

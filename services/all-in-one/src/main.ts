@@ -1,6 +1,7 @@
 // All-in-one entry point: every service in one process over SQLite and the
 // in-process bus (or PostgreSQL/RabbitMQ when DATABASE_URL/AMQP_URL say so).
 import path from 'node:path';
+import { errorMessage } from '@cds/core';
 import { ensureAllInOneSecrets, loadConfigOrExit } from '@cds/config';
 import { createDataStore, outboxSource } from '@cds/data';
 import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
@@ -61,6 +62,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`all-in-one failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`all-in-one failed to start: ${errorMessage(err)}`);
   process.exit(1);
 });

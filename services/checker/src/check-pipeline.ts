@@ -7,7 +7,7 @@
 // Every step is written with the check rows, the status transition and the
 // outbox rows in one transaction, many domains per transaction (group
 // commit). A domain stays leased until its last step is written.
-import { CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, type CheckOutcome } from '@cds/core';
+import { errorMessage, CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, type CheckOutcome } from '@cds/core';
 import type { CertificateRow, CheckRunRecord, DataStore, LeasedDomain } from '@cds/data';
 import type { MessagingLogger } from '@cds/messaging';
 import type { ExpiryTracker } from '@cds/metrics';
@@ -259,7 +259,7 @@ export class CheckPipeline {
       } catch (err) {
         const code = err instanceof IssuanceError ? err.code : 'certificate_issuance_failed';
         if (acme) countAcmeOrder(code);
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         opts.logger.warn('certificate issuance failed', { domain_id: domain.id, hostname: domain.hostname, code, error: message });
         // A renewal that fails leaves a still valid certificate passing.
         const stillValid = item.existing ? evaluateCertificate(item.existing, opts.now()) : null;
@@ -285,7 +285,7 @@ export class CheckPipeline {
 
   /** Ends leases of domains this checker will not finish (another checker, or this one later, takes them). */
   private async giveBack(ids: string[], err: unknown): Promise<void> {
-    if (err) this.opts.logger.error('check run failed', { domain_ids: ids.slice(0, 10), count: ids.length, error: err instanceof Error ? err.message : String(err) });
+    if (err) this.opts.logger.error('check run failed', { domain_ids: ids.slice(0, 10), count: ids.length, error: errorMessage(err) });
     await this.opts.store.run((r) => r.checkRuns.release(ids, this.opts.checkerId)).catch(() => undefined);
     for (const id of ids) this.held.delete(id);
   }

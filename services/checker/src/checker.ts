@@ -3,6 +3,7 @@
 // domains, so two replicas never check one domain at the same time. The work
 // on leased domains is the check pipeline's.
 import { randomUUID } from 'node:crypto';
+import { errorMessage } from '@cds/core';
 import type { Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/http';
@@ -63,10 +64,10 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
     store, encryptionKey: config.dataEncryptionKey, directoryUrl: config.acmeDirectoryUrl, email: config.acmeEmail,
     caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}),
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
-      hostname, error: err instanceof Error ? err.message : String(err),
+      hostname, error: errorMessage(err),
     }),
     onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed 30 days before expiry until the next try', {
-      cert_id: certId, error: err instanceof Error ? err.message : String(err),
+      cert_id: certId, error: errorMessage(err),
     }),
   });
 }
@@ -113,7 +114,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     if (pipeline.held.size === 0) return;
     const until = new Date(now().getTime() + leaseMs);
     store.run((r) => r.checkRuns.extend([...pipeline.held], checkerId, until)).catch((err: unknown) => {
-      logger.warn('lease heartbeat failed', { error: err instanceof Error ? err.message : String(err) });
+      logger.warn('lease heartbeat failed', { error: errorMessage(err) });
     });
   }, Math.max(leaseMs / 3, 50));
   heartbeat.unref();
@@ -131,13 +132,13 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
         const limit = pipeline.capacity();
         const at = now();
         const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
-        pipeline.admit(leased).catch((err: unknown) => logger.error('check run failed', { error: err instanceof Error ? err.message : String(err) }));
+        pipeline.admit(leased).catch((err: unknown) => logger.error('check run failed', { error: errorMessage(err) }));
         pipeline.moreDue(leased.length === limit);
         if (leased.length === limit) pollAgain = true;
       } while (pollAgain && !stopped);
       await cleanUp();
     } catch (err) {
-      logger.error('check scheduler failed', { error: err instanceof Error ? err.message : String(err) });
+      logger.error('check scheduler failed', { error: errorMessage(err) });
     }
   };
 

@@ -1,7 +1,7 @@
 // The DNS side of the ownership and routing checks, over DNS_SERVERS (the
 // system resolvers when empty).
 import { Resolver } from 'node:dns/promises';
-import { MAX_CNAME_HOPS, type DnsAnswer } from '@cds/core';
+import { errorMessage, MAX_CNAME_HOPS, type DnsAnswer } from '@cds/core';
 
 /** Answers that mean "the name has no such record", not a failed lookup. */
 const NO_RECORD = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
@@ -17,7 +17,7 @@ export interface DnsLookups {
 
 function lookupError(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
-  return code ?? (err instanceof Error ? err.message : String(err));
+  return code ?? (errorMessage(err));
 }
 
 async function answer<T>(query: () => Promise<T[]>): Promise<DnsAnswer<T>> {

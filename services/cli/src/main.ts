@@ -2,6 +2,7 @@
 // reset-token) and shortcuts to the operator API. Exit codes: 0 ok, 1 a failed
 // check or request, 2 usage.
 import { Command, CommanderError } from 'commander';
+import { errorMessage } from '@cds/core';
 import { ConfigError } from '@cds/config';
 import { EXIT_CODES, RequestFailedError, UsageError } from './cli-errors';
 import { registerApp } from './commands/app';
@@ -53,7 +54,7 @@ function exitCodeOf(error: unknown): number {
     process.stderr.write(`cdctl: ${error.code}: ${error.message}${details}\n`);
     return EXIT_CODES.failed;
   }
-  process.stderr.write(`cdctl: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`cdctl: ${errorMessage(error)}\n`);
   return EXIT_CODES.failed;
 }
 

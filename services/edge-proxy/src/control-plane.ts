@@ -1,6 +1,7 @@
 // Whether the edge can reach its database right now, from the outcome of its
 // cache loads and limiter reservations. While it cannot, the edge serves what
 // it has cached; metrics and /readyz say so.
+import { errorMessage } from '@cds/core';
 
 export interface ControlPlaneState {
   reachable: boolean;
@@ -28,7 +29,7 @@ export class ControlPlaneHealth {
       this.failures = 0;
     }
     if (!ok) {
-      this.lastError = error instanceof Error ? error.message : String(error);
+      this.lastError = errorMessage(error);
       this.failures += 1;
     }
     if (changed) this.onChange?.(this.state());

@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { errorMessage } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Bus, Delivery, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
@@ -272,7 +273,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   }
 
   function failed(res: ServerResponse, err: unknown): void {
-    logger.warn('edge request failed', { error: err instanceof Error ? err.message : String(err) });
+    logger.warn('edge request failed', { error: errorMessage(err) });
     if (!res.headersSent) sendPage(res, PAGES.unavailable, { 'retry-after': 5 });
     else res.destroy();
   }

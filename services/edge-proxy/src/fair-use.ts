@@ -7,6 +7,7 @@
 // value, so of several replicas seeing it only one does.
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
+import { errorMessage } from '@cds/core';
 import type { ApplicationRow, DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import { fairUseMessage, fairUseNoticeKey, isOverFairUse, monthStartDay, utcDay, utcMonth } from './fair-use-notice';
@@ -103,7 +104,7 @@ export function createFairUseWatch(deps: FairUseWatchDeps): FairUseWatch {
     } catch (err) {
       // Given back only while it is still ours: a claim taken over is the new holder's.
       await store.run((r) => r.settings.deleteIf(key, claim));
-      logger.warn('fair-use notice could not be sent; a later flush retries', { ...fields, error: errorText(err) });
+      logger.warn('fair-use notice could not be sent; a later flush retries', { ...fields, error: errorMessage(err) });
       return;
     }
     if (await settle(key, claim, { ...notice, state: 'sent' })) {
@@ -120,7 +121,7 @@ export function createFairUseWatch(deps: FairUseWatchDeps): FairUseWatch {
         try {
           await checkOne(applicationId);
         } catch (err) {
-          logger.warn('fair-use check failed', { applicationId, error: errorText(err) });
+          logger.warn('fair-use check failed', { applicationId, error: errorMessage(err) });
         }
       }
     },
@@ -151,8 +152,4 @@ function isSettled(value: string | null): boolean {
   } catch {
     return false;
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

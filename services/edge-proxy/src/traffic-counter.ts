@@ -2,6 +2,7 @@
 // in memory on the proxy's hot path and added to traffic_daily every few
 // seconds. A flush hands its counts to the database or puts them back: nothing
 // is counted twice and nothing is dropped, also not on shutdown.
+import { errorMessage } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 
@@ -109,7 +110,7 @@ export class TrafficCounter {
   private enqueueFlush(): Promise<boolean> {
     // The catch keeps the chain usable: one unexpected error must not block every later flush.
     this.flushing = this.flushing.then(() => this.flushOnce()).catch((err: unknown) => {
-      this.deps.logger.error('traffic flush failed unexpectedly', { error: errorText(err) });
+      this.deps.logger.error('traffic flush failed unexpectedly', { error: errorMessage(err) });
       return false;
     });
     return this.flushing;
@@ -127,7 +128,7 @@ export class TrafficCounter {
       });
     } catch (err) {
       this.mergeBack(batch);
-      this.deps.logger.warn('traffic flush failed; the counts are kept for the next flush', { error: errorText(err), rows: rows.length });
+      this.deps.logger.warn('traffic flush failed; the counts are kept for the next flush', { error: errorMessage(err), rows: rows.length });
       return false;
     }
     await this.notify([...new Set(rows.map((row) => row.applicationId))]);
@@ -139,7 +140,7 @@ export class TrafficCounter {
     try {
       await this.deps.afterFlush(applicationIds);
     } catch (err) {
-      this.deps.logger.warn('after-flush hook failed', { error: errorText(err) });
+      this.deps.logger.warn('after-flush hook failed', { error: errorMessage(err) });
     }
   }
 
@@ -190,8 +191,4 @@ function totals(pending: Pending): { rows: number; requests: number; bytes: numb
     }
   }
   return sum;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

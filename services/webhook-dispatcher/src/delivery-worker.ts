@@ -5,7 +5,7 @@
 // this one holds it; a dispatcher that dies loses only its leases, which fall
 // due again when they run out. A restart loses nothing.
 import { randomUUID } from 'node:crypto';
-import { decryptSecret, GroupCommit, retryDelayAfter, type DeliveryState } from '@cds/core';
+import { errorMessage, decryptSecret, GroupCommit, retryDelayAfter, type DeliveryState } from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
 import type { MessagingLogger } from '@cds/messaging';
 import { countAttempt } from './dispatcher-metrics';
@@ -77,7 +77,7 @@ export class DeliveryWorker {
       const at = this.opts.now();
       // Due at once for another dispatcher; if this fails, the leases simply run out.
       await this.opts.store.transaction((r) => r.webhookDeliveries.releaseLeases(unsent, at)).catch((err: unknown) => {
-        this.opts.logger.warn('could not give back leased webhook deliveries', { count: unsent.length, error: err instanceof Error ? err.message : String(err) });
+        this.opts.logger.warn('could not give back leased webhook deliveries', { count: unsent.length, error: errorMessage(err) });
       });
     }
     await Promise.allSettled([...this.inFlight]);
@@ -109,7 +109,7 @@ export class DeliveryWorker {
           await this.claim();
           this.startReady();
         } catch (err) {
-          this.opts.logger.error('webhook delivery pass failed', { error: err instanceof Error ? err.message : String(err) });
+          this.opts.logger.error('webhook delivery pass failed', { error: errorMessage(err) });
           break;
         }
       } while (this.again && !this.stopped);
@@ -223,7 +223,7 @@ export class DeliveryWorker {
       if (!written) this.opts.logger.warn('webhook attempt outcome dropped: its lease ran out', { delivery_id: delivery.id, attempt });
     } catch (err) {
       // The lease runs out and the attempt is made again: at least once, never lost.
-      this.opts.logger.error('could not record a webhook attempt', { delivery_id: delivery.id, error: err instanceof Error ? err.message : String(err) });
+      this.opts.logger.error('could not record a webhook attempt', { delivery_id: delivery.id, error: errorMessage(err) });
     }
     if (nextAttemptAt) this.wakeIn(nextAttemptAt.getTime() - Date.now());
   }

@@ -3,8 +3,9 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
+import { errorMessage } from '@cds/core';
 import type { Config } from '@cds/config';
-import { CHECK_STATUSES, errorMessage, formatSeconds, type Check, type Finding } from '../check';
+import { CHECK_STATUSES, formatSeconds, type Check, type Finding } from '../check';
 import { CHECK_NAMES } from '../check-names';
 
 const TIMEOUT_MS = 5000;

@@ -1,8 +1,9 @@
 // The broker and the queue of every consuming service, over one short-lived
 // connection shared by these checks.
 import amqp, { type ChannelModel } from 'amqplib';
+import { errorMessage } from '@cds/core';
 import { serviceQueues } from '@cds/messaging';
-import { CHECK_STATUSES, errorMessage, type Check, type Finding } from '../check';
+import { CHECK_STATUSES, type Check, type Finding } from '../check';
 import { CHECK_NAMES, queueCheckName } from '../check-names';
 import { queueFinding } from '../findings';
 

@@ -1,7 +1,8 @@
 // The DNS servers the checker asks (DNS_SERVERS, else the system's) answer,
 // and EDGE_TARGET, the name customers point their CNAME at, resolves.
 import { Resolver } from 'node:dns/promises';
-import { CHECK_STATUSES, errorMessage, formatSeconds, type Check, type Finding, type CheckStatus } from '../check';
+import { errorMessage } from '@cds/core';
+import { CHECK_STATUSES, formatSeconds, type Check, type Finding, type CheckStatus } from '../check';
 import { CHECK_NAMES } from '../check-names';
 
 const QUERY_TIMEOUT_MS = 2000;

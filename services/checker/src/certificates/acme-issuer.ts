@@ -7,7 +7,7 @@ import { Resolver } from 'node:dns/promises';
 import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
 import { LRUCache } from 'lru-cache';
-import { decryptSecret, encryptSecret } from '@cds/core';
+import { errorMessage, decryptSecret, encryptSecret } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
 import { orderCertificate } from './acme-order';
@@ -106,7 +106,7 @@ export class AcmeIssuer implements CertificateIssuer {
       return { pemChain: chain, keyPem: keyPem.toString(), notBefore: info.notBefore, notAfter: info.notAfter };
     } catch (err) {
       await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
-      throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${errorMessage(err)}`);
     }
   }
 

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { errorMessage } from '@cds/core';
 import { cliDefaultMode, loadConfigSubset, MODES, type Mode } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import type { DoctorReport } from '@cds/diagnostics';
@@ -18,7 +19,7 @@ async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: bo
     store = await openExistingStore(config.databaseUrl);
   } catch (error) {
     // Nothing else can be judged without the database: report that one check.
-    const message = `cannot open the database: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `cannot open the database: ${errorMessage(error)}`;
     const check = { name: CHECK_NAMES.database, status: CHECK_STATUSES.fail, message, duration_ms: Math.round(performance.now() - started) };
     return { report: { status: DOCTOR_STATUSES.failing, checks: [check] }, failing: true };
   }
