@@ -17,7 +17,7 @@ export interface DnsLookups {
 
 function lookupError(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
-  return code ?? (errorMessage(err));
+  return code ?? errorMessage(err);
 }
 
 async function answer<T>(query: () => Promise<T[]>): Promise<DnsAnswer<T>> {
