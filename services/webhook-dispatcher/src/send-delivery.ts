@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import axios, { type AxiosInstance } from 'axios';
 import {
   answerOutcome,
+  errorMessage,
   parseWebhookUrl,
   refusedAddress,
   WEBHOOK_MAX_RESPONSE_BYTES,
@@ -68,15 +69,14 @@ async function drainAtMost(stream: Readable, limit: number): Promise<void> {
   }
 }
 
-function errorText(err: unknown, timedOut: boolean, timeoutMs: number): string {
+/** The attempt's error: the timeout, the refused address, or the error's text led by its code. */
+function attemptError(err: unknown, timedOut: boolean, timeoutMs: number): string {
   if (timedOut) return `no answer within ${timeoutMs} ms`;
-  const cause = (err as { cause?: unknown }).cause;
+  const cause = (err as { cause?: unknown } | null)?.cause;
   if (cause instanceof RefusedAddressError) return cause.message;
-  if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
-  }
-  return String(err);
+  const message = errorMessage(err);
+  const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 export async function sendDelivery(delivery: OutgoingDelivery, opts: SendOptions): Promise<AttemptOutcome> {
@@ -113,7 +113,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, opts: SendOptions
     const outcome = answerOutcome(statusCode);
     return { delivered: outcome.delivered, statusCode, error: outcome.delivered ? null : outcome.error };
   } catch (err) {
-    return { delivered: false, statusCode, error: errorText(err, timedOut, opts.timeoutMs) };
+    return { delivered: false, statusCode, error: attemptError(err, timedOut, opts.timeoutMs) };
   } finally {
     clearTimeout(timer);
   }
