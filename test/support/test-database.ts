@@ -21,15 +21,18 @@ function kindFromEnv(): TestDatabaseKind {
   return kind;
 }
 
-async function withAdmin(work: (client: Client) => Promise<void>): Promise<void> {
-  const client = new Client({ connectionString: ADMIN_URL });
+/** `work` on a plain pg connection to `url`, closed afterwards. */
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await work(client);
+    return await work(client);
   } finally {
     await client.end();
   }
 }
+
+const withAdmin = (work: (client: Client) => Promise<void>) => withClient(ADMIN_URL, work);
 
 /** A throwaway empty database: `cds_test_<random>` on the local PostgreSQL, or a SQLite file under a new temp directory. */
 export async function createTestDatabase(kind: TestDatabaseKind = kindFromEnv()): Promise<TestDatabase> {

@@ -1,21 +1,16 @@
 // The doctor's probes run on any schema: tables of later versions may be absent.
 import Database from 'better-sqlite3';
-import { Client } from 'pg';
 import { createDataStore, type DataStore } from '@cds/data';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database';
+import { createTestDatabase, withClient, type TestDatabase } from '../../support/test-database';
 
 const DAY_MS = 86_400_000;
 
 /** Raw statements beside the store, as another version's migration would run them. */
 async function exec(db: TestDatabase, statements: string[]): Promise<void> {
   if (db.kind === 'postgres') {
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
-    try {
+    await withClient(db.url, async (client) => {
       for (const sql of statements) await client.query(sql);
-    } finally {
-      await client.end();
-    }
+    });
     return;
   }
   const file = new Database(db.url.slice('sqlite:'.length));

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from 'pg';
 import { createDataStore, NestedUnitOfWorkError, type ApplicationRow, type DataStore, type Repositories } from '@cds/data';
+import { withClient } from '../../support/test-database';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
 
 /** The API's create: one registration, admitted only below the limit. */
@@ -103,49 +103,39 @@ describe('units of work', () => {
   });
 
   it('runs transactions at READ COMMITTED where the database and the URL ask for SERIALIZABLE: crossed reads and writes both commit', async () => {
+    const { url, kind } = ctx.db;
     let store: DataStore;
-    if (ctx.db.kind === 'postgres') {
-      const admin = new Client({ connectionString: ctx.db.url });
-      await admin.connect();
-      try {
-        await admin.query(`ALTER DATABASE ${new URL(ctx.db.url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`);
-        // The premise: a plain new connection now starts its transactions SERIALIZABLE.
-        const plain = new Client({ connectionString: ctx.db.url });
-        await plain.connect();
-        expect((await plain.query('SHOW default_transaction_isolation')).rows[0].default_transaction_isolation).toBe('serializable');
-        await plain.end();
-      } finally {
-        await admin.end();
-      }
+    if (kind === 'postgres') {
+      await withClient(url, (admin) => admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`));
+      // The premise: a plain new connection now starts its transactions SERIALIZABLE.
+      const isolation = await withClient(url, async (plain) => (await plain.query('SHOW default_transaction_isolation')).rows[0].default_transaction_isolation);
+      expect(isolation).toBe('serializable');
       // The operator's own startup options in the URL are kept, beside the data layer's.
-      const url = new URL(ctx.db.url);
-      url.searchParams.set('options', '-c default_transaction_isolation=serializable -c application_name=cds-url-options');
-      store = await createDataStore({ url: url.toString(), poolSize: 2 });
+      const withOptions = new URL(url);
+      withOptions.searchParams.set('options', '-c default_transaction_isolation=serializable -c application_name=cds-url-options');
+      store = await createDataStore({ url: withOptions.toString(), poolSize: 2 });
     } else {
       store = await ctx.openAnother();
     }
-    await store.run(async (r) => {
-      await r.settings.set('crossed-a', '0');
-      await r.settings.set('crossed-b', '0');
-    });
-    // Each reads the key the other writes, both before either writes: SERIALIZABLE would refuse one (write skew).
-    const crossed = (read: string, write: string) => store.transaction(async (r) => {
-      const seen = await r.settings.get(read);
-      await sleep(50);
-      await r.settings.set(write, `saw ${read}=${seen}`);
-    });
-    const results = await Promise.allSettled([crossed('crossed-a', 'crossed-b'), crossed('crossed-b', 'crossed-a')]);
-    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
-    if (ctx.db.kind === 'postgres') {
-      const admin = new Client({ connectionString: ctx.db.url });
-      await admin.connect();
-      try {
-        const named = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'cds-url-options'");
-        expect(named.rows[0].n).toBeGreaterThan(0);
-      } finally {
-        await admin.end();
-        await store.close();
+    try {
+      await store.run(async (r) => {
+        await r.settings.set('crossed-a', '0');
+        await r.settings.set('crossed-b', '0');
+      });
+      // Each reads the key the other writes, both before either writes: SERIALIZABLE would refuse one (write skew).
+      const crossed = (read: string, write: string) => store.transaction(async (r) => {
+        const seen = await r.settings.get(read);
+        await sleep(50);
+        await r.settings.set(write, `saw ${read}=${seen}`);
+      });
+      const results = await Promise.allSettled([crossed('crossed-a', 'crossed-b'), crossed('crossed-b', 'crossed-a')]);
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
+      if (kind === 'postgres') {
+        const named = await withClient(url, async (admin) => (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'cds-url-options'")).rows[0].n);
+        expect(named).toBeGreaterThan(0);
       }
+    } finally {
+      if (kind === 'postgres') await store.close();
     }
   });
 
