@@ -103,8 +103,8 @@ export const VARIABLES: Variables = {
   operatorToken: {
     name: 'OPERATOR_TOKEN',
     description:
-      'Operator API token (`Authorization: Bearer <token>`), up to 512 characters without spaces. `PUT /operator/v1/token` replaces it at run time.',
-    parse: tokenParser(512),
+      'Operator API token (`Authorization: Bearer <token>`): 32 to 512 printable characters without spaces, as `PUT /operator/v1/token` requires of the token that replaces it at run time.',
+    parse: tokenParser(512, 32),
     docDefault: 'all-in-one: generated on first start into `./data/operator-token`; split: required',
     requiredIn: ['split'],
     secret: true,
@@ -206,6 +206,19 @@ export const VARIABLES: Variables = {
     description: 'PEM file of extra CAs trusted when talking to the ACME directory.',
     parse: parsePath,
   },
+  acmeOrdersPerHour: {
+    name: 'ACME_ORDERS_PER_HOUR',
+    description:
+      'ACME orders the whole deployment may send per clock hour, counted in the database across checker replicas; renewals go before first certificates when it is short.',
+    parse: positiveInteger,
+    default: '100',
+  },
+  acmeOrdersPerApplicationPerHour: {
+    name: 'ACME_ORDERS_PER_APPLICATION_PER_HOUR',
+    description: "ACME orders one application's domains may send per clock hour, within `ACME_ORDERS_PER_HOUR`.",
+    parse: positiveInteger,
+    default: '20',
+  },
   dnsServers: {
     name: 'DNS_SERVERS',
     description:
@@ -278,5 +291,52 @@ export const VARIABLES: Variables = {
     description: `Lowest winston level written (${LOG_LEVELS.join(', ')}); logs are JSON lines on stdout.`,
     parse: oneOfParser(LOG_LEVELS),
     default: 'info',
+  },
+  operatorPort: {
+    name: 'OPERATOR_PORT',
+    description:
+      'Port of the operator API alone. Set, `/operator/v1` is served only there and every `/operator/v1` path on `API_PORT` answers 404: expose `API_PORT` to application teams and keep this port internal. Must differ from `API_PORT` and `METRICS_PORT`.',
+    parse: parsePort,
+    docDefault: 'unset (the operator API is served on `API_PORT`)',
+  },
+  housekeepingInterval: {
+    name: 'HOUSEKEEPING_INTERVAL',
+    description:
+      'How often housekeeping deletes what is past retention (one process at a time across all replicas; the API and all-in-one processes run it).',
+    parse: positiveDuration,
+    default: '10m',
+  },
+  outboxRetention: {
+    name: 'OUTBOX_RETENTION',
+    description: 'Published outbox rows are deleted this long after they were published; unpublished and set-aside rows are kept.',
+    parse: positiveDuration,
+    default: '7d',
+  },
+  webhookDeliveryRetention: {
+    name: 'WEBHOOK_DELIVERY_RETENTION',
+    description: '`delivered` and `abandoned` webhook deliveries, with their attempts, are deleted this long after they were created; `pending` ones never.',
+    parse: positiveDuration,
+    default: '30d',
+  },
+  deletedDomainRetention: {
+    name: 'DELETED_DOMAIN_RETENTION',
+    description:
+      'Deleted domains, with their checks, certificates and ACME challenges, are deleted this long after their deletion; until then `include_deleted=true` shows them.',
+    parse: positiveDuration,
+    default: '30d',
+  },
+  webhookMaxInFlightPerSubscription: {
+    name: 'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION',
+    description:
+      'Delivery attempts of one webhook subscription that one dispatcher runs at once; due deliveries of different subscriptions are taken in turn. A cooling subscription (its last 5 attempts failed) gets one at a time.',
+    parse: positiveInteger,
+    default: '4',
+  },
+  webhookPendingLimit: {
+    name: 'WEBHOOK_PENDING_LIMIT',
+    description:
+      "A replay that would raise an application's `pending` webhook deliveries above this answers 429 `rate_limited`; deliveries of new events are always created.",
+    parse: positiveInteger,
+    default: '10000',
   },
 };

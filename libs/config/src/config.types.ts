@@ -1,3 +1,5 @@
+import type { CertIssuer } from '@cds/core';
+
 export const MODES = ['all-in-one', 'split'] as const;
 export type Mode = (typeof MODES)[number];
 
@@ -5,8 +7,7 @@ export type Mode = (typeof MODES)[number];
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const CERT_ISSUERS = ['acme', 'internal'] as const;
-export type CertIssuer = (typeof CERT_ISSUERS)[number];
+export { CERT_ISSUERS, type CertIssuer } from '@cds/core';
 
 /** The value handed to express's `trust proxy` setting. */
 export type TrustProxy = boolean | number | string;
@@ -17,6 +18,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly amqpUrl: string | null;
   readonly apiPort: number;
+  /** null: the operator API is served on apiPort with the rest. */
+  readonly operatorPort: number | null;
   readonly edgeHttpPort: number;
   readonly edgeHttpsPort: number;
   readonly metricsPort: number;
@@ -42,6 +45,10 @@ export interface Config {
   readonly acmeDirectoryUrl: string;
   readonly acmeEmail: string | null;
   readonly acmeCaBundle: string | null;
+  /** ACME orders per clock hour: the deployment's budget (DECISIONS §10). */
+  readonly acmeOrdersPerHour: number;
+  /** ACME orders per clock hour: each application's share of it. */
+  readonly acmeOrdersPerApplicationPerHour: number;
   /** `ip` or `ip:port` entries for `dns.Resolver#setServers`; empty means the system resolvers. */
   readonly dnsServers: readonly string[];
   readonly checkSchedulePending: readonly number[];
@@ -50,9 +57,20 @@ export interface Config {
   readonly webhookTimeout: number;
   readonly webhookCaBundle: string | null;
   readonly webhookAllowPrivateCidrs: readonly string[];
+  /** Attempts of one subscription running at once in one dispatcher. */
+  readonly webhookMaxInFlightPerSubscription: number;
+  /** Pending deliveries of an application above which replays are refused. */
+  readonly webhookPendingLimit: number;
   readonly originCaBundle: string | null;
   readonly originTimeout: number;
   readonly smtpUrl: string | null;
   readonly smtpFrom: string | null;
   readonly logLevel: LogLevel;
+  readonly housekeepingInterval: number;
+  /** Published outbox rows are kept this long after publication. */
+  readonly outboxRetention: number;
+  /** Finished webhook deliveries are kept this long after creation. */
+  readonly webhookDeliveryRetention: number;
+  /** Deleted domains are kept this long after deletion. */
+  readonly deletedDomainRetention: number;
 }

@@ -1,3 +1,4 @@
+export { loadAllInOneConfig, type AllInOneConfig } from './all-in-one-config';
 export { ALL_IN_ONE_SECRETS, ensureAllInOneSecrets, type AllInOneSecret, type AllInOneSecrets } from './all-in-one-secrets';
 export { configSchemaDoc, renderConfigDoc, type ConfigVariableDoc } from './config-doc';
 export { ConfigError } from './config-error';

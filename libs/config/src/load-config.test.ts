@@ -3,7 +3,7 @@ import { ConfigError } from './config-error';
 import { loadConfig } from './load-config';
 
 const secrets = {
-  OPERATOR_TOKEN: 'operator-token-for-tests',
+  OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
   DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
 };
@@ -28,6 +28,7 @@ describe('loadConfig defaults', () => {
       databaseUrl: 'sqlite:./data/custom-domains.sqlite',
       amqpUrl: null,
       apiPort: 8080,
+      operatorPort: null,
       edgeHttpPort: 8081,
       edgeHttpsPort: 8443,
       metricsPort: 9464,

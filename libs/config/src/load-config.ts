@@ -5,6 +5,7 @@ import type { Config, Mode } from './config.types';
 import { VARIABLES } from './config-variables';
 import { deepFreeze } from './deep-freeze';
 import { InvalidValueError } from './invalid-value';
+import { checkPortConflicts } from './port-conflicts';
 
 export interface LoadConfigOptions {
   readonly mode: Mode;
@@ -25,8 +26,9 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   if (error) throw toConfigError(schema, error, opts.mode);
   // The schema has one key per entry of VARIABLES, each parsed by that entry's typed parser.
   const parsed = value as Record<string, unknown>;
-  const config = Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, parsed[spec.name]]));
-  return deepFreeze({ ...config, mode: opts.mode } as Config);
+  const config = { ...Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, parsed[spec.name]])), mode: opts.mode } as Config;
+  checkPortConflicts(config);
+  return deepFreeze(config);
 }
 
 /** For entry points: on a bad configuration print the one line to stderr and exit 1. */

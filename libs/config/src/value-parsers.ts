@@ -56,11 +56,11 @@ export function parseMailbox(text: string): string {
   return text;
 }
 
-/** Any non-empty text without whitespace or control characters (tokens, key ids, file paths are checked elsewhere). */
-export function tokenParser(maxLength: number): (text: string) => string {
+/** Printable ASCII without whitespace, `minLength` to `maxLength` characters (tokens and key ids; file paths are checked elsewhere). */
+export function tokenParser(maxLength: number, minLength = 1): (text: string) => string {
   return (text) => {
-    if (text.length > maxLength || !/^[\x21-\x7e]+$/.test(text)) {
-      throw new InvalidValueError(`must be 1 to ${maxLength} printable characters without spaces`);
+    if (text.length < minLength || text.length > maxLength || !/^[\x21-\x7e]+$/.test(text)) {
+      throw new InvalidValueError(`must be ${minLength} to ${maxLength} printable characters without spaces`);
     }
     return text;
   };

@@ -1,7 +1,7 @@
 // Pure evaluation of the four checks (DECISIONS §2): DNS answers and probe
 // results in, {status, error_code, message} out. The checker does the I/O.
 import { challengeRecordName, challengeRecordValue } from './dns-records';
-import type { CheckErrorCode, CheckStatus, CheckType } from './domain-status';
+import type { CheckErrorCode, CheckStatus, CheckType, LiveDomainStatus } from './domain-status';
 
 /** CNAME hops followed before the chain is given up. */
 export const MAX_CNAME_HOPS = 8;
@@ -76,7 +76,7 @@ export function evaluateCertificate(certificate: { notAfter: Date } | null, now:
   return passing();
 }
 
-/** What the origin probe saw: no active origin, or a probe result (`reason` as libs/http PROBE_FAILURE). */
+/** What the origin probe saw: no active origin, or a probe result (`reason` as libs/outbound PROBE_FAILURE). */
 export type OriginObservation =
   | { kind: 'no_active_origin' }
   | { kind: 'probed'; target: string; ok: true; statusCode: number }
@@ -92,7 +92,7 @@ export function evaluateOrigin(observation: OriginObservation): CheckOutcome<'or
 }
 
 /** The domain's delay until its next automatic check, after `checksDone` runs (this one included). */
-export function nextCheckDelayMs(status: 'pending_dns' | 'ready' | 'attention_required', checksDone: number, schedulePending: readonly number[], intervalLive: number): number {
+export function nextCheckDelayMs(status: LiveDomainStatus, checksDone: number, schedulePending: readonly number[], intervalLive: number): number {
   if (status !== 'pending_dns') return intervalLive;
   const index = Math.min(Math.max(checksDone - 1, 0), schedulePending.length - 1);
   return schedulePending[index] ?? intervalLive;

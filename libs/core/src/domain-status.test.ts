@@ -6,6 +6,7 @@ import {
   DomainStatus,
   EVENT_TYPES,
   StatusTransition,
+  byCheckType,
   canRecheck,
   isLive,
   nextStatus,
@@ -41,5 +42,12 @@ describe('isLive and canRecheck', () => {
   it.each(DOMAIN_STATUSES)('%s', (status) => {
     expect(isLive(status)).toBe(status !== 'deleting');
     expect(canRecheck(status)).toBe(status !== 'deleting');
+  });
+});
+
+describe('byCheckType', () => {
+  it('sorts checks ownership → origin', () => {
+    const checks = [{ type: 'origin' }, { type: 'ownership' }, { type: 'certificate' }, { type: 'routing' }] as const;
+    expect([...checks].sort(byCheckType).map((c) => c.type)).toEqual([...CHECK_TYPES]);
   });
 });

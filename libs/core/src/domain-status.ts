@@ -2,10 +2,17 @@
 
 export const DOMAIN_STATUSES = ['pending_dns', 'ready', 'attention_required', 'deleting'] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+/** The statuses of a live domain: a check run never sets `deleting`. */
+export type LiveDomainStatus = Exclude<DomainStatus, 'deleting'>;
 
 /** The four checks, in the order every `checks` array is written. */
 export const CHECK_TYPES = ['ownership', 'routing', 'certificate', 'origin'] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
+
+/** Sorts checks into the order of CHECK_TYPES. */
+export function byCheckType(a: { type: CheckType }, b: { type: CheckType }): number {
+  return CHECK_TYPES.indexOf(a.type) - CHECK_TYPES.indexOf(b.type);
+}
 
 export const CHECK_STATUSES = ['pending', 'passing', 'failing'] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];

@@ -1,4 +1,5 @@
-// Plan limits (DECISIONS.md §4). An application stores its plan and a partial override.
+// Plan limits (DECISIONS.md §4). An application stores its plan and its resolved
+// limits: the plan's, with the operator's overrides laid over them.
 
 export const LIMIT_KEYS = [
   'live_domains',

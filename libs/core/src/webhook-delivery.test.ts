@@ -1,8 +1,15 @@
-import { answerOutcome, retryDelayAfter, WEBHOOK_MAX_ATTEMPTS } from './webhook-delivery';
+import { answerOutcome, DELIVERY_STATES, retryDelayAfter, SUBSCRIPTION_STATUSES, WEBHOOK_MAX_ATTEMPTS } from './webhook-delivery';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DEFAULT_SCHEDULE = [MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR];
+
+describe('webhook statuses', () => {
+  it('lists the contract values', () => {
+    expect(SUBSCRIPTION_STATUSES).toEqual(['active', 'revoked']);
+    expect(DELIVERY_STATES).toEqual(['pending', 'delivered', 'abandoned']);
+  });
+});
 
 describe('retryDelayAfter', () => {
   it('follows the schedule for attempts 2..8 and stops after the 8th', () => {

@@ -1,11 +1,10 @@
-// Delivery rules of the contract: states, attempts, retry delays, what an answer means.
+// Delivery rules of the contract: statuses, attempts, retry delays, what an answer means.
 
-export const WEBHOOK_EVENT_TYPES = ['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const SUBSCRIPTION_STATUSES = ['active', 'revoked'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-export const SUBSCRIPTION_STATUSES = { active: 'active', revoked: 'revoked' } as const;
-export const DELIVERY_STATES = { pending: 'pending', delivered: 'delivered', abandoned: 'abandoned' } as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[keyof typeof DELIVERY_STATES];
+export const DELIVERY_STATES = ['pending', 'delivered', 'abandoned'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 export const WEBHOOK_MAX_ATTEMPTS = 8;
 /** How long a replaced secret keeps signing after the rotation that replaced it. */

@@ -1,21 +1,20 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { Logger } from '@cds/logging';
 import { DataSource, MigrationExecutor, type DataSourceOptions, type EntityManager, type QueryRunner } from 'typeorm';
-import { parseDatabaseUrl, postgresConnection, type DatabaseTarget } from './database-url';
+import type { DataStore, Repositories } from './data-store.types';
+import { parseDatabaseUrl, postgresConnection, type DatabaseKind, type DatabaseTarget } from './database-url';
 import { entitySchemas } from './entities';
 import { MIGRATIONS } from './migrations';
 import { Mutex } from './mutex';
 import { createRepositories } from './repositories';
-import { SLOW_QUERY_MS, typeOrmLogger, type DataStoreLogger } from './typeorm-logger';
-import type { DatabaseKind, DataStore, Repositories } from './types';
+import { SLOW_QUERY_MS, typeOrmLogger } from './typeorm-logger';
 import { inUnitScope } from './unit-scope';
-
-export type { DataStoreLogger } from './typeorm-logger';
 
 export interface DataStoreOptions {
   /** `postgres://…` or `sqlite:<path>`. */
   url: string;
-  logger?: DataStoreLogger;
+  logger?: Logger;
   /** PostgreSQL connection pool size (default 10). */
   poolSize?: number;
   /**
@@ -85,7 +84,7 @@ class TypeOrmDataStore implements DataStore {
     private readonly dataSource: DataSource,
     /** SQLite only: serializes every unit of work on the file. */
     private readonly serial: { mutex: Mutex; release: () => void } | null,
-    private readonly logger: DataStoreLogger | undefined,
+    private readonly logger: Logger | undefined,
   ) {}
 
   transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
+export type DatabaseKind = DatabaseTarget['kind'];
 
 /** Same grammar as DATABASE_URL in libs/config: `postgres(ql)://…`, or `sqlite:<path>` / `sqlite://<path>` (relative to the working directory). */
 export function parseDatabaseUrl(url: string): DatabaseTarget {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookDeliveryRow } from './types';
+import type { WebhookDeliveryRow } from './repositories/webhook-deliveries.types';
 
 export type PendingDeliveryFields = Pick<WebhookDeliveryRow, 'applicationId' | 'subscriptionId' | 'eventId' | 'eventType' | 'payload' | 'replayOf'>;
 

@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
-import type { DatabaseKind } from './types';
+import type { DatabaseKind } from './database-url';
 
 /**
  * Raw SQL with `:name` parameters, written once for both databases: the driver

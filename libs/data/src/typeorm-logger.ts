@@ -1,12 +1,8 @@
+import type { Logger } from '@cds/logging';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 
-export interface DataStoreLogger {
-  info(msg: string, meta?: object): void;
-  warn(msg: string, meta?: object): void;
-}
-
 /** Slow queries and driver warnings go to our logger; query errors reach the caller as exceptions instead. */
-export function typeOrmLogger(logger: DataStoreLogger): TypeOrmLogger {
+export function typeOrmLogger(logger: Logger): TypeOrmLogger {
   return {
     logQuery: () => undefined,
     logQueryError: () => undefined,

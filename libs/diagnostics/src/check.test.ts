@@ -1,6 +1,6 @@
-import { overallStatus, runCheck, type CheckStatus } from './check';
+import { overallStatus, runCheck, type FindingStatus } from './check';
 
-const results = (...statuses: CheckStatus[]) => statuses.map((status) => ({ status }));
+const results = (...statuses: FindingStatus[]) => statuses.map((status) => ({ status }));
 
 describe('overallStatus', () => {
   it('is ok when every check is ok, and when there are none', () => {

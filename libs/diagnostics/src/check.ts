@@ -2,15 +2,17 @@
 // results add up to the doctor's overall status.
 import { errorMessage } from '@cds/core';
 
-export const CHECK_STATUSES = { ok: 'ok', warn: 'warn', fail: 'fail' } as const;
-export type CheckStatus = (typeof CHECK_STATUSES)[keyof typeof CHECK_STATUSES];
+/** What one of the doctor's checks found; a domain's checks have their own statuses (pending, passing, failing). */
+export const FINDING_STATUSES = { ok: 'ok', warn: 'warn', fail: 'fail' } as const;
+export type FindingStatus = (typeof FINDING_STATUSES)[keyof typeof FINDING_STATUSES];
 
+/** The doctor's report as a whole, from its findings. */
 export const DOCTOR_STATUSES = { ok: 'ok', degraded: 'degraded', failing: 'failing' } as const;
 export type DoctorStatus = (typeof DOCTOR_STATUSES)[keyof typeof DOCTOR_STATUSES];
 
 /** What a check found. */
 export interface Finding {
-  status: CheckStatus;
+  status: FindingStatus;
   message: string;
 }
 
@@ -34,8 +36,8 @@ export interface Check {
 
 /** `failing` when any check fails, `degraded` when any warns, else `ok`. */
 export function overallStatus(checks: readonly Pick<CheckResult, 'status'>[]): DoctorStatus {
-  if (checks.some((check) => check.status === CHECK_STATUSES.fail)) return DOCTOR_STATUSES.failing;
-  if (checks.some((check) => check.status === CHECK_STATUSES.warn)) return DOCTOR_STATUSES.degraded;
+  if (checks.some((check) => check.status === FINDING_STATUSES.fail)) return DOCTOR_STATUSES.failing;
+  if (checks.some((check) => check.status === FINDING_STATUSES.warn)) return DOCTOR_STATUSES.degraded;
   return DOCTOR_STATUSES.ok;
 }
 
@@ -45,11 +47,11 @@ export async function runCheck(check: Check): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<Finding>((resolve) => {
     timer = setTimeout(
-      () => resolve({ status: CHECK_STATUSES.fail, message: `no answer within ${formatSeconds(check.timeoutMs)}` }),
+      () => resolve({ status: FINDING_STATUSES.fail, message: `no answer within ${formatSeconds(check.timeoutMs)}` }),
       check.timeoutMs,
     );
   });
-  const probe = check.run().catch((error: unknown): Finding => ({ status: CHECK_STATUSES.fail, message: errorMessage(error) }));
+  const probe = check.run().catch((error: unknown): Finding => ({ status: FINDING_STATUSES.fail, message: errorMessage(error) }));
   try {
     const finding = await Promise.race([probe, deadline]);
     return { name: check.name, ...finding, duration_ms: Math.round(performance.now() - started) };

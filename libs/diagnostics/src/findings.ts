@@ -1,5 +1,5 @@
 // The thresholds of the checks whose verdict depends on a number, as pure functions.
-import { CHECK_STATUSES as S, formatSeconds, type Finding } from './check';
+import { FINDING_STATUSES as S, formatSeconds, type Finding } from './check';
 
 const MINUTE_MS = 60_000;
 

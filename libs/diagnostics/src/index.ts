@@ -1,11 +1,11 @@
 export {
-  CHECK_STATUSES,
   DOCTOR_STATUSES,
+  FINDING_STATUSES,
   overallStatus,
   type CheckResult,
-  type CheckStatus,
   type DoctorReport,
   type DoctorStatus,
+  type FindingStatus,
 } from './check';
 export { CHECK_NAMES, queueCheckName } from './check-names';
 export { THRESHOLDS } from './findings';

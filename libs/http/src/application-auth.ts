@@ -2,6 +2,7 @@ import type { RequestHandler, Request } from 'express';
 import { AppError, secretHash, looksLikeApiKey, rateLimited } from '@cds/core';
 import { windowOf, type ApplicationRow, type CredentialRow, type DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
+import { FAILURE_WINDOW_SECONDS, settleAttempt } from './failure-throttle';
 import { secondsUntil, windowState } from './fixed-window';
 
 export interface ApplicationPrincipal {
@@ -23,8 +24,8 @@ export interface ApplicationAuthOptions {
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-/** Both the request budget and the invalid-credential throttle count per clock-aligned minute. */
-const WINDOW_SECONDS = 60;
+/** Both the request budget and the invalid-credential throttle count per clock-aligned minute (authenticate reads both in one window). */
+const WINDOW_SECONDS = FAILURE_WINDOW_SECONDS;
 const BUDGET_PREFIX = 'api:';
 
 /** The credential's application, set by `applicationAuth`. */
@@ -32,6 +33,8 @@ export function principalOf(req: Request): ApplicationPrincipal {
   if (!req.principal) throw new Error('applicationAuth did not run for this route');
   return req.principal;
 }
+
+const throttled = (retryAfterSeconds: number): AppError => rateLimited(retryAfterSeconds, 'Too many invalid credentials from this address.');
 
 function bearerToken(req: Request): string | null {
   const header = req.get('authorization');
@@ -44,7 +47,9 @@ function bearerToken(req: Request): string | null {
  * Application credential check for /v1: the invalid-credential throttle first
  * (so a throttled guesser learns nothing), then the key, then the per-credential
  * request budget (every request with a valid key counts), then suspension. For
- * a presented key all of it is one statement on PostgreSQL.
+ * a presented key the reads and the budget hit are one statement on PostgreSQL;
+ * a second one settles the attempt with the throttle, which decides whether the
+ * key's answer may be given (failure-throttle.ts).
  */
 export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
   const now = opts.now ?? (() => new Date());
@@ -59,9 +64,12 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
           keyHash: secretHash(key), now: at, throttleKey, throttleLimit: opts.failuresPerMinute, budgetPrefix: BUDGET_PREFIX, windowSeconds: WINDOW_SECONDS,
         }))
       : { failures: (await opts.store.run((r) => r.rateCounters.peek(throttleKey, WINDOW_SECONDS, at))).count, found: null, budget: null };
-    if (auth.failures >= opts.failuresPerMinute) throw rateLimited(secondsUntil(windowOf(WINDOW_SECONDS, at).resetAt, at), 'Too many invalid credentials from this address.');
+    // Already at the limit when read: refused without a write (failures only grow within a window).
+    if (auth.failures >= opts.failuresPerMinute) throw throttled(secondsUntil(windowOf(WINDOW_SECONDS, at).resetAt, at));
+    const valid = auth.found !== null && auth.budget !== null;
+    const verdict = await opts.store.run((r) => settleAttempt(r.rateCounters, throttleKey, opts.failuresPerMinute, !valid, at));
+    if (!verdict.admitted) throw throttled(verdict.retryAfterSeconds);
     if (!auth.found || !auth.budget) {
-      await opts.store.run((r) => r.rateCounters.hit(throttleKey, WINDOW_SECONDS, at));
       throw new AppError('unauthorized', 'A valid application credential is required: send Authorization: Bearer cd_….');
     }
 

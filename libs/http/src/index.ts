@@ -7,8 +7,4 @@ export * from './route-spec';
 export * from './fixed-window';
 export * from './application-auth';
 export * from './operator-auth';
-export * from './lifecycle';
-export * from './origin-probe';
 export * from './access-log';
-export * from './resolve-addresses';
-export * from './split-service';

@@ -3,7 +3,7 @@ import type { RequestHandler, Request } from 'express';
 import { AppError, rateLimited, secretHash } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { cidrMatcher, clientAddress } from './client-address';
-import { hitWindow, peekWindow } from './fixed-window';
+import { peekThrottle, settleAttempt } from './failure-throttle';
 
 /** Settings key holding the SHA-256 (hex) of the operator token set through the API. */
 export const OPERATOR_TOKEN_SETTING = 'operator_token_sha256';
@@ -16,6 +16,7 @@ export interface OperatorAuthOptions {
   now?: () => Date;
 }
 
+const throttled = (retryAfterSeconds: number): AppError => rateLimited(retryAfterSeconds, 'Too many failed operator tokens from this address.');
 
 function bearer(req: Request): string | null {
   const match = /^Bearer +([^\s]+) *$/i.exec(req.get('authorization') ?? '');
@@ -32,7 +33,8 @@ function sameDigest(aHex: string, bHex: string): boolean {
  * Operator token check, in the contract's order: address not allowed → 403,
  * throttled → 429, token missing or wrong → 401. (API off → 404 is decided by
  * not mounting the router at all.) The valid token is read from the database on
- * every request so a replacement takes effect at once on every instance.
+ * every request so a replacement takes effect at once on every instance. The
+ * throttle decides after the comparison, in one atomic step (failure-throttle.ts).
  */
 export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
   const now = opts.now ?? (() => new Date());
@@ -44,15 +46,15 @@ export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
     const address = clientAddress(req);
     if (!allowed(address)) throw new AppError('forbidden', 'The operator API is not open to this client address.');
     const failureKey = `auth-fail:operator:${address}`;
-    const throttle = await opts.store.run((r) => peekWindow(r.rateCounters, failureKey, opts.failuresPerMinute, 60, at));
-    if (!throttle.allowed) throw rateLimited(throttle.resetSeconds, 'Too many failed operator tokens from this address.');
+    const early = await opts.store.run((r) => peekThrottle(r.rateCounters, failureKey, opts.failuresPerMinute, at));
+    if (!early.admitted) throw throttled(early.retryAfterSeconds);
 
     const token = bearer(req);
     const expected = (await opts.store.run((r) => r.settings.get(OPERATOR_TOKEN_SETTING))) ?? configuredHash;
-    if (!token || !sameDigest(secretHash(token), expected)) {
-      await opts.store.run((r) => hitWindow(r.rateCounters, failureKey, opts.failuresPerMinute, 60, at));
-      throw new AppError('unauthorized', 'A valid operator token is required: send Authorization: Bearer <token>.');
-    }
+    const valid = token !== null && sameDigest(secretHash(token), expected);
+    const verdict = await opts.store.run((r) => settleAttempt(r.rateCounters, failureKey, opts.failuresPerMinute, !valid, at));
+    if (!verdict.admitted) throw throttled(verdict.retryAfterSeconds);
+    if (!valid) throw new AppError('unauthorized', 'A valid operator token is required: send Authorization: Bearer <token>.');
     next();
   };
 }

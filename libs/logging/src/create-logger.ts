@@ -1,7 +1,19 @@
 import winston from 'winston';
 import { redactField } from './redact';
 
-export type Logger = winston.Logger;
+/**
+ * What code that logs needs of a logger: the one logger type of the project.
+ * createLogger's winston logger is one; tests pass a plain object.
+ */
+export interface Logger {
+  error(message: string, meta?: object): unknown;
+  warn(message: string, meta?: object): unknown;
+  info(message: string, meta?: object): unknown;
+  debug(message: string, meta?: object): unknown;
+}
+
+/** A logger that drops everything: the default where logging is optional. */
+export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
 export interface CreateLoggerOptions {
   /** Written as `service` on every line. */
@@ -22,7 +34,7 @@ const redactFormat = winston.format((info) => {
 });
 
 /** JSON lines (`timestamp`, `level`, `service`, `message`, fields) with secrets redacted. */
-export function createLogger(opts: CreateLoggerOptions): Logger {
+export function createLogger(opts: CreateLoggerOptions): winston.Logger {
   return winston.createLogger({
     level: opts.level,
     defaultMeta: { service: opts.service },
@@ -38,5 +50,12 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
 
 /** A logger that adds fields (e.g. `requestId`) to every line it writes. */
 export function childLogger(logger: Logger, fields: { readonly requestId?: string; readonly [key: string]: unknown }): Logger {
-  return logger.child(fields);
+  if (logger instanceof winston.Logger) return logger.child(fields);
+  const withFields = (meta?: object): object => ({ ...fields, ...meta });
+  return {
+    error: (message, meta) => logger.error(message, withFields(meta)),
+    warn: (message, meta) => logger.warn(message, withFields(meta)),
+    info: (message, meta) => logger.info(message, withFields(meta)),
+    debug: (message, meta) => logger.debug(message, withFields(meta)),
+  };
 }

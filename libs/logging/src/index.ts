@@ -1,2 +1,2 @@
-export { childLogger, createLogger, type CreateLoggerOptions, type Logger } from './create-logger';
+export { childLogger, createLogger, type CreateLoggerOptions, type Logger, silentLogger } from './create-logger';
 export { maskSecrets, redact, redactField, REDACTED, SECRET_KEY } from './redact';

@@ -11,23 +11,22 @@ import {
   DEFAULT_PREFETCH,
   DEFAULT_RETRY_DELAY_MS,
   retryDelayMs,
-  silentLogger,
   type Bus,
-  type MessagingLogger,
   type PublishOptions,
   type SubscribeOptions,
   type Subscription,
 } from './bus';
-import { errorMessage } from '@cds/core';
+import { errorMessage, type Message } from '@cds/core';
+import { silentLogger, type Logger } from '@cds/logging';
 import { BUS_HEADERS, DEFAULT_EXCHANGE, declareExchange, declareSubscription, queueNames, type QueueNames } from './amqp-topology';
-import { catalogEntry, serviceQueues, validateMessage, type CatalogMessage } from './catalog';
+import { catalogEntry, serviceQueues, validateMessage } from './catalog';
 import { BusUnavailableError, PublishRejectedError, UnroutableMessageError } from './errors';
 
 export interface AmqpBusOptions {
   url: string;
   /** Tests only: isolates a test's topology. Default `custom-domains`. */
   exchange?: string;
-  logger?: MessagingLogger;
+  logger?: Logger;
   maxRetries?: number;
   /** Delay before the first retry of a failed handler; doubles each retry. */
   retryDelayMs?: number;
@@ -68,7 +67,7 @@ interface SubscriptionState {
 export class AmqpBus implements Bus {
   private readonly url: string;
   private readonly exchange: string;
-  private readonly logger: MessagingLogger;
+  private readonly logger: Logger;
   private readonly maxRetries: number;
   private readonly retryBaseMs: number;
   private readonly publishTimeoutMs: number;
@@ -272,11 +271,11 @@ export class AmqpBus implements Bus {
     const messageId: unknown = msg.properties.messageId;
     const context = { queue: sub.names.queue, routing_key: routingKey, message_id: messageId, retries };
 
-    let message: CatalogMessage;
+    let message: Message;
     try {
       // Consumers are idempotent by messageId, so a message without one cannot be handled safely.
       if (typeof messageId !== 'string' || messageId === '') throw new Error('the message has no messageId');
-      message = validateMessage(routingKey, JSON.parse(msg.content.toString('utf8')));
+      message = validateMessage(routingKey, JSON.parse(msg.content.toString('utf8')), schemaVersion(headers[BUS_HEADERS.schemaVersion]));
     } catch (err) {
       this.logger.error('invalid message dead-lettered', { ...context, error: errorMessage(err) });
       ignoreClosed(() => ch.nack(msg, false, false));
@@ -389,6 +388,12 @@ function confirmPublish(
       finish(new BusUnavailableError(`publish failed: ${errorMessage(err)}`));
     }
   });
+}
+
+/** The payload version a message says it has: 1 without the header (published before versions were written). */
+function schemaVersion(header: unknown): number {
+  if (header === undefined || header === null) return 1;
+  return typeof header === 'number' ? header : Number(header);
 }
 
 function toCount(value: unknown): number {

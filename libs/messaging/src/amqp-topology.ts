@@ -14,6 +14,7 @@ export const BUS_HEADERS = {
   retryCount: 'x-retry-count',
   /** The publish routing key; a retried message comes back keyed by its queue name. */
   routingKey: 'x-original-routing-key',
+  /** The catalog version of the payload; a consumer dead-letters another version (no header: version 1). */
   schemaVersion: 'x-schema-version',
   /** Milliseconds since the epoch when the message was written (the AMQP timestamp has whole seconds only). */
   writtenAt: 'x-written-at',

@@ -3,15 +3,7 @@
 //
 // Delivery is at least once: a message can arrive twice (a lost ack, a
 // re-published outbox row), so every consumer is idempotent by `messageId`.
-import type { CatalogMessage } from './catalog';
-
-export interface MessagingLogger {
-  info(message: string, meta?: Record<string, unknown>): void;
-  warn(message: string, meta?: Record<string, unknown>): void;
-  error(message: string, meta?: Record<string, unknown>): void;
-}
-
-export const silentLogger: MessagingLogger = { info() {}, warn() {}, error() {} };
+import type { Message } from '@cds/core';
 
 export interface PublishOptions {
   /** Defaults to a random uuid. The outbox relay passes the row id. */
@@ -20,8 +12,8 @@ export interface PublishOptions {
   writtenAt?: Date;
 }
 
-/** A delivered message; `routingKey` narrows `payload` (it has passed the catalog). */
-export type Delivery = CatalogMessage & {
+/** A message handed to a handler; `routingKey` narrows `payload` (it has passed the catalog). */
+export type ReceivedMessage = Message & {
   messageId: string;
   /** true when this message was handed to a handler before (broker redelivery or retry). */
   redelivered: boolean;
@@ -29,7 +21,7 @@ export type Delivery = CatalogMessage & {
   writtenAt: Date | null;
 };
 
-export type MessageHandler = (message: Delivery) => Promise<void>;
+export type MessageHandler = (message: ReceivedMessage) => Promise<void>;
 
 export interface SubscribeOptions {
   /** Durable queue name, one per consuming service (replicas share it). */
@@ -47,7 +39,7 @@ export interface SubscribeOptions {
   /**
    * Resolves: acknowledged. Throws: retried after a delay, at most
    * `maxRetries` times, then dead-lettered into `<queue>.dead`.
-   * A payload that fails the catalog is dead-lettered at once, unseen.
+   * A payload that fails the catalog, or of another schema version, is dead-lettered at once, unseen.
    */
   handler: MessageHandler;
   /** Called when a message of this subscription is dead-lettered (metrics): after its retries, or at once when invalid. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Delivery } from './bus';
+import { QUEUES, ROUTING_KEYS } from '@cds/core';
+import type { ReceivedMessage } from './bus';
 import { BusUnavailableError, MessageValidationError } from './errors';
 import { InProcessBus } from './in-process-bus';
 
@@ -18,22 +19,22 @@ describe('InProcessBus', () => {
   afterEach(() => bus.close());
 
   it('delivers asynchronously, as JSON, with the messageId', async () => {
-    const got: Delivery[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m); } });
+    const got: ReceivedMessage[] = [];
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async (m) => { got.push(m); } });
     const payload = checkPayload();
     const writtenAt = new Date('2026-01-02T03:04:05.678Z');
-    await bus.publish('domain.check.requested', payload, { messageId: 'm-1', writtenAt });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, payload, { messageId: 'm-1', writtenAt });
     expect(got).toHaveLength(0);
     await bus.whenIdle();
-    expect(got).toEqual([{ routingKey: 'domain.check.requested', payload, messageId: 'm-1', redelivered: false, writtenAt }]);
+    expect(got).toEqual([{ routingKey: ROUTING_KEYS.domainCheckRequested, payload, messageId: 'm-1', redelivered: false, writtenAt }]);
     expect(got[0]?.payload).not.toBe(payload);
   });
 
   it('generates a uuid messageId when none is given', async () => {
     const ids: string[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async (m) => { ids.push(m.messageId); } });
-    await bus.publish('domain.check.requested', checkPayload());
-    await bus.publish('domain.check.requested', checkPayload());
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async (m) => { ids.push(m.messageId); } });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
     await bus.whenIdle();
     expect(ids).toHaveLength(2);
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
@@ -42,24 +43,24 @@ describe('InProcessBus', () => {
 
   it('routes by topic pattern, a copy to each bound queue', async () => {
     const seen: Record<string, string[]> = { domain: [], all: [], events: [] };
-    const record = (queue: string) => async (m: Delivery) => { seen[queue]?.push(m.routingKey); };
+    const record = (queue: string) => async (m: ReceivedMessage) => { seen[queue]?.push(m.routingKey); };
     await bus.subscribe({ queue: 'domain', routingKeys: ['domain.*'], handler: record('domain') });
     await bus.subscribe({ queue: 'all', routingKeys: ['#'], handler: record('all') });
-    await bus.subscribe({ queue: 'events', routingKeys: ['event.emitted', 'domain.*.requested'], handler: record('events') });
-    await bus.publish('domain.check.requested', checkPayload());
-    await bus.publish('event.emitted', eventPayload());
-    await bus.publish('domain.changed', changedPayload());
+    await bus.subscribe({ queue: 'events', routingKeys: [ROUTING_KEYS.eventEmitted, 'domain.*.requested'], handler: record('events') });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
+    await bus.publish(ROUTING_KEYS.eventEmitted, eventPayload());
+    await bus.publish(ROUTING_KEYS.domainChanged, changedPayload());
     await bus.whenIdle();
-    expect(seen.domain).toEqual(['domain.changed']);
-    expect(seen.all?.sort()).toEqual(['domain.changed', 'domain.check.requested', 'event.emitted']);
-    expect(seen.events?.sort()).toEqual(['domain.check.requested', 'event.emitted']);
+    expect(seen.domain).toEqual([ROUTING_KEYS.domainChanged]);
+    expect(seen.all?.sort()).toEqual([ROUTING_KEYS.domainChanged, ROUTING_KEYS.domainCheckRequested, ROUTING_KEYS.eventEmitted]);
+    expect(seen.events?.sort()).toEqual([ROUTING_KEYS.domainCheckRequested, ROUTING_KEYS.eventEmitted]);
   });
 
   it('shares a queue between its consumers: each message is handled once', async () => {
     const handledBy: string[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async () => { handledBy.push('a'); } });
-    await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async () => { handledBy.push('b'); } });
-    for (let i = 0; i < 10; i += 1) await bus.publish('domain.check.requested', checkPayload());
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async () => { handledBy.push('a'); } });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async () => { handledBy.push('b'); } });
+    for (let i = 0; i < 10; i += 1) await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
     await bus.whenIdle();
     expect(handledBy).toHaveLength(10);
     expect(handledBy.filter((h) => h === 'a').length).toBeGreaterThan(0);
@@ -67,21 +68,21 @@ describe('InProcessBus', () => {
   });
 
   it('keeps messages of a declared queue while nobody consumes it', async () => {
-    const first = await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async () => {} });
+    const first = await bus.subscribe({ queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async () => {} });
     await first.cancel();
-    await bus.publish('domain.check.requested', checkPayload());
-    await bus.publish('domain.check.requested', checkPayload());
-    expect(bus.queueLength('checker')).toBe(2);
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
+    expect(bus.queueLength(QUEUES.checker)).toBe(2);
     let handled = 0;
-    await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async () => { handled += 1; } });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async () => { handled += 1; } });
     await bus.whenIdle();
     expect(handled).toBe(2);
   });
 
   it('drops the queue of an exclusive subscription when it is cancelled', async () => {
-    const sub = await bus.subscribe({ queue: 'edge-1', exclusive: true, routingKeys: ['domain.changed'], handler: async () => {} });
+    const sub = await bus.subscribe({ queue: 'edge-1', exclusive: true, routingKeys: [ROUTING_KEYS.domainChanged], handler: async () => {} });
     await sub.cancel();
-    await bus.publish('domain.changed', changedPayload());
+    await bus.publish(ROUTING_KEYS.domainChanged, changedPayload());
     expect(bus.queueLength('edge-1')).toBe(0);
   });
 
@@ -89,7 +90,7 @@ describe('InProcessBus', () => {
     let running = 0;
     let peak = 0;
     await bus.subscribe({
-      queue: 'checker', routingKeys: ['domain.check.requested'], prefetch: 2,
+      queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], prefetch: 2,
       handler: async () => {
         running += 1;
         peak = Math.max(peak, running);
@@ -97,7 +98,7 @@ describe('InProcessBus', () => {
         running -= 1;
       },
     });
-    for (let i = 0; i < 8; i += 1) await bus.publish('domain.check.requested', checkPayload());
+    for (let i = 0; i < 8; i += 1) await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
     await bus.whenIdle();
     expect(peak).toBe(2);
   });
@@ -105,13 +106,13 @@ describe('InProcessBus', () => {
   it('retries a failing handler, marking the retries redelivered', async () => {
     const flags: boolean[] = [];
     await bus.subscribe({
-      queue: 'checker', routingKeys: ['domain.check.requested'],
+      queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested],
       handler: async (m) => {
         flags.push(m.redelivered);
         if (flags.length < 3) throw new Error('database away');
       },
     });
-    await bus.publish('domain.check.requested', checkPayload());
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload());
     await bus.whenIdle();
     expect(flags).toEqual([false, true, true]);
     expect(bus.deadLetters).toEqual([]);
@@ -121,18 +122,18 @@ describe('InProcessBus', () => {
     let calls = 0;
     const told: string[] = [];
     await bus.subscribe({
-      queue: 'checker', routingKeys: ['domain.check.requested'], onDeadLetter: (reason) => told.push(reason),
+      queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], onDeadLetter: (reason) => told.push(reason),
       handler: async () => {
         calls += 1;
         throw new Error('always broken');
       },
     });
     const payload = checkPayload();
-    await bus.publish('domain.check.requested', payload, { messageId: 'poison' });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, payload, { messageId: 'poison' });
     await bus.whenIdle();
     expect(calls).toBe(4);
     expect(bus.deadLetters).toEqual([{
-      queue: 'checker', routingKey: 'domain.check.requested', payload, messageId: 'poison',
+      queue: QUEUES.checker, routingKey: ROUTING_KEYS.domainCheckRequested, payload, messageId: 'poison',
       retries: 3, reason: 'rejected', error: 'always broken',
     }]);
     expect(told).toEqual(['rejected']);
@@ -141,11 +142,11 @@ describe('InProcessBus', () => {
   it('dead-letters at once, unseen by the handler, a message that fails the catalog on arrival', async () => {
     let calls = 0;
     const told: string[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { calls += 1; }, onDeadLetter: (reason) => told.push(reason) });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { calls += 1; }, onDeadLetter: (reason) => told.push(reason) });
     // Valid as published, but its JSON form (what travels) is not: the consumer must check again.
     const payload = checkPayload();
     Object.defineProperty(payload, 'toJSON', { value: () => ({ domain_id: 'nope' }) });
-    await bus.publish('domain.check.requested', payload, { messageId: 'bad' });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, payload, { messageId: 'bad' });
     await bus.whenIdle();
     expect(calls).toBe(0);
     expect(bus.deadLetters).toHaveLength(1);
@@ -156,27 +157,27 @@ describe('InProcessBus', () => {
   it('refuses to publish an invalid payload or an unknown routing key', async () => {
     let calls = 0;
     await bus.subscribe({ queue: 'all', routingKeys: ['#'], handler: async () => { calls += 1; } });
-    await expect(bus.publish('domain.check.requested', { domain_id: 'x' })).rejects.toThrow(MessageValidationError);
+    await expect(bus.publish(ROUTING_KEYS.domainCheckRequested, { domain_id: 'x' })).rejects.toThrow(MessageValidationError);
     await expect(bus.publish('domain.unknown', {})).rejects.toThrow(MessageValidationError);
     await bus.whenIdle();
     expect(calls).toBe(0);
   });
 
   it("keeps a mandatory message in its service's queue until that service subscribes, and drops a fan-out one", async () => {
-    await expect(bus.publish('domain.check.requested', checkPayload())).resolves.toBeUndefined();
-    await expect(bus.publish('domain.changed', changedPayload())).resolves.toBeUndefined();
-    expect(bus.queueLength('checker')).toBe(1);
+    await expect(bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload())).resolves.toBeUndefined();
+    await expect(bus.publish(ROUTING_KEYS.domainChanged, changedPayload())).resolves.toBeUndefined();
+    expect(bus.queueLength(QUEUES.checker)).toBe(1);
     const got: string[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m.routingKey); } });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async (m) => { got.push(m.routingKey); } });
     await bus.whenIdle();
-    expect(got).toEqual(['domain.check.requested']);
+    expect(got).toEqual([ROUTING_KEYS.domainCheckRequested]);
   });
 
   it('is unhealthy and refuses to publish once closed', async () => {
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => {} });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => {} });
     expect(bus.healthy()).toBe(true);
     await bus.close();
     expect(bus.healthy()).toBe(false);
-    await expect(bus.publish('domain.check.requested', checkPayload())).rejects.toThrow(BusUnavailableError);
+    await expect(bus.publish(ROUTING_KEYS.domainCheckRequested, checkPayload())).rejects.toThrow(BusUnavailableError);
   });
 });

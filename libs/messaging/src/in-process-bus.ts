@@ -9,23 +9,22 @@ import {
   DEFAULT_PREFETCH,
   DEFAULT_RETRY_DELAY_MS,
   retryDelayMs,
-  silentLogger,
   type Bus,
   type MessageHandler,
-  type MessagingLogger,
   type PublishOptions,
   type SubscribeOptions,
   type Subscription,
 } from './bus';
-import { errorMessage } from '@cds/core';
-import { catalogEntry, serviceQueues, validateMessage, type CatalogMessage } from './catalog';
+import { errorMessage, type Message } from '@cds/core';
+import { silentLogger, type Logger } from '@cds/logging';
+import { catalogEntry, serviceQueues, validateMessage } from './catalog';
 import { BusUnavailableError, UnroutableMessageError } from './errors';
 import { topicMatches } from './topic-match';
 
 export interface InProcessBusOptions {
   maxRetries?: number;
   retryDelayMs?: number;
-  logger?: MessagingLogger;
+  logger?: Logger;
 }
 
 export interface DeadLetter {
@@ -71,7 +70,7 @@ export class InProcessBus implements Bus {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly maxRetries: number;
   private readonly retryBaseMs: number;
-  private readonly logger: MessagingLogger;
+  private readonly logger: Logger;
   private pumpScheduled = false;
   private closed = false;
 
@@ -186,7 +185,7 @@ export class InProcessBus implements Bus {
 
   private async deliver(queue: QueueState, consumer: Consumer, envelope: Envelope): Promise<void> {
     let payload: unknown;
-    let message: CatalogMessage;
+    let message: Message;
     try {
       payload = JSON.parse(envelope.body);
       message = validateMessage(envelope.routingKey, payload);

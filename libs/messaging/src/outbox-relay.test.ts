@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Bus, Delivery, PublishOptions, SubscribeOptions, Subscription } from './bus';
-import { MessageValidationError } from './errors';
+import { QUEUES, ROUTING_KEYS } from '@cds/core';
+import type { Logger } from '@cds/logging';
+import type { Bus, ReceivedMessage, PublishOptions, SubscribeOptions, Subscription } from './bus';
 import { InProcessBus } from './in-process-bus';
 import { startOutboxRelay, type OutboxEntry, type OutboxRelay, type OutboxSource } from './outbox-relay';
 
 /** Stand-in for the outbox table. */
 class MemoryOutbox implements OutboxSource {
-  readonly rows: (OutboxEntry & { publishedAt: Date | null; attempts: number })[] = [];
+  readonly rows: (OutboxEntry & { publishedAt: Date | null; attempts: number; setAsideAt: Date | null; setAsideReason: string | null })[] = [];
   reads = 0;
   readsRunning = 0;
   readsPeak = 0;
@@ -14,7 +15,7 @@ class MemoryOutbox implements OutboxSource {
 
   add(routingKey: string, payload: unknown): string {
     const id = randomUUID();
-    this.rows.push({ id, routingKey, payload, publishedAt: null, attempts: 0 });
+    this.rows.push({ id, routingKey, payload, publishedAt: null, attempts: 0, setAsideAt: null, setAsideReason: null });
     return id;
   }
   async unpublished(limit: number): Promise<OutboxEntry[]> {
@@ -23,7 +24,7 @@ class MemoryOutbox implements OutboxSource {
     this.readsPeak = Math.max(this.readsPeak, this.readsRunning);
     if (this.readDelayMs) await new Promise((resolve) => setTimeout(resolve, this.readDelayMs));
     this.readsRunning -= 1;
-    return this.rows.filter((r) => !r.publishedAt).slice(0, limit).map(({ id, routingKey, payload }) => ({ id, routingKey, payload }));
+    return this.pending().slice(0, limit).map(({ id, routingKey, payload }) => ({ id, routingKey, payload }));
   }
   async markPublished(ids: string[], at: Date): Promise<void> {
     for (const row of this.rows) if (ids.includes(row.id)) row.publishedAt = at;
@@ -31,9 +32,24 @@ class MemoryOutbox implements OutboxSource {
   async recordFailedAttempt(ids: string[]): Promise<void> {
     for (const row of this.rows) if (ids.includes(row.id)) row.attempts += 1;
   }
-  unpublishedCount(): number {
-    return this.rows.filter((r) => !r.publishedAt).length;
+  async setAside(ids: string[], reason: string, at: Date): Promise<void> {
+    for (const row of this.rows) {
+      if (ids.includes(row.id)) Object.assign(row, { setAsideAt: at, setAsideReason: reason });
+    }
   }
+  /** Rows still to publish. */
+  unpublishedCount(): number {
+    return this.pending().length;
+  }
+  private pending() {
+    return this.rows.filter((r) => !r.publishedAt && !r.setAsideAt);
+  }
+}
+
+/** Keeps the lines logged at error level. */
+function errorLog(): Logger & { errors: { message: string; meta?: object }[] } {
+  const errors: { message: string; meta?: object }[] = [];
+  return { errors, error: (message, meta) => errors.push({ message, meta }), warn() {}, info() {}, debug() {} };
 }
 
 /** A bus whose confirms the test releases by hand. */
@@ -92,9 +108,9 @@ describe('outbox relay', () => {
   });
 
   it('publishes rows in order with the row id as messageId, then marks them published', async () => {
-    const got: Delivery[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], prefetch: 1, handler: async (m) => { got.push(m); } });
-    const ids = [outbox.add('domain.check.requested', check()), outbox.add('domain.check.requested', check()), outbox.add('domain.check.requested', check())];
+    const got: ReceivedMessage[] = [];
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], prefetch: 1, handler: async (m) => { got.push(m); } });
+    const ids = [outbox.add(ROUTING_KEYS.domainCheckRequested, check()), outbox.add(ROUTING_KEYS.domainCheckRequested, check()), outbox.add(ROUTING_KEYS.domainCheckRequested, check())];
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 10_000 });
     await relay.drain();
     await bus.whenIdle();
@@ -105,10 +121,10 @@ describe('outbox relay', () => {
 
   it('publishes right after kick() instead of waiting for the next poll', async () => {
     let handled = 0;
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { handled += 1; } });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { handled += 1; } });
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 60_000 });
     await until(() => outbox.reads === 1); // the start-up pass found nothing
-    outbox.add('domain.check.requested', check());
+    outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     relay.kick();
     await until(() => handled === 1, 1000);
     expect(outbox.unpublishedCount()).toBe(0);
@@ -116,16 +132,16 @@ describe('outbox relay', () => {
 
   it('polls on its own', async () => {
     let handled = 0;
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { handled += 1; } });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { handled += 1; } });
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 20 });
     await until(() => outbox.reads >= 1);
-    outbox.add('domain.check.requested', check());
+    outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     await until(() => handled === 1);
   });
 
   it('marks a row published only once the bus confirmed it', async () => {
     const held = new HeldBus();
-    outbox.add('domain.check.requested', check());
+    outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     relay = startOutboxRelay({ source: outbox, bus: held, intervalMs: 10 });
     await until(() => held.held.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -138,14 +154,14 @@ describe('outbox relay', () => {
 
   it('keeps rows while publishing fails and publishes them once it works again', async () => {
     const failing = new FailingBus(bus);
-    const ids = [outbox.add('domain.check.requested', check()), outbox.add('domain.check.requested', check())];
+    const ids = [outbox.add(ROUTING_KEYS.domainCheckRequested, check()), outbox.add(ROUTING_KEYS.domainCheckRequested, check())];
     relay = startOutboxRelay({ source: outbox, bus: failing, intervalMs: 5, maxBackoffMs: 20 });
     await until(() => outbox.rows.every((r) => r.attempts >= 2));
     expect(outbox.unpublishedCount()).toBe(2);
     await expect(relay.drain()).rejects.toThrow(/broker refused/);
 
     const got: string[] = [];
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async (m) => { got.push(m.messageId); } });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async (m) => { got.push(m.messageId); } });
     failing.failing = false;
     await until(() => outbox.unpublishedCount() === 0);
     await bus.whenIdle();
@@ -153,12 +169,12 @@ describe('outbox relay', () => {
   });
 
   it('never runs two passes at once, however it is asked', async () => {
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => {} });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => {} });
     outbox.readDelayMs = 10;
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 1, batchSize: 2 });
     const drains: Promise<void>[] = [];
     for (let i = 0; i < 10; i += 1) {
-      outbox.add('domain.check.requested', check());
+      outbox.add(ROUTING_KEYS.domainCheckRequested, check());
       relay.kick();
       drains.push(relay.drain());
       await new Promise((resolve) => setTimeout(resolve, 3));
@@ -168,23 +184,43 @@ describe('outbox relay', () => {
     expect(outbox.unpublishedCount()).toBe(0);
   });
 
-  it('does not let a row the catalog refuses hold back the others', async () => {
+  it('sets aside a row the catalog refuses, logs and counts it once, and publishes the rows after it', async () => {
     let handled = 0;
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => { handled += 1; } });
-    outbox.add('domain.check.requested', { domain_id: 'broken' });
-    outbox.add('domain.check.requested', check());
-    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 10_000 });
-    await expect(relay.drain()).rejects.toThrow(MessageValidationError);
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { handled += 1; } });
+    const refused = outbox.add(ROUTING_KEYS.domainCheckRequested, { domain_id: 'broken' });
+    outbox.add(ROUTING_KEYS.domainCheckRequested, check());
+    const logger = errorLog();
+    const counted: number[] = [];
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 10_000, logger, onSetAside: (rows) => counted.push(rows) });
+    await relay.drain();
+    await relay.drain();
     await bus.whenIdle();
     expect(handled).toBe(1);
     expect(outbox.rows.map((r) => r.publishedAt !== null)).toEqual([false, true]);
-    expect(outbox.rows[0]?.attempts).toBeGreaterThanOrEqual(1);
+    expect(outbox.rows[0]).toMatchObject({ setAsideAt: expect.any(Date), setAsideReason: expect.stringContaining('"application_id" is required') });
+    expect(outbox.rows[1]?.setAsideAt).toBeNull();
+    expect(counted).toEqual([1]);
+    expect(logger.errors).toEqual([{ message: 'outbox row refused by the message catalog, set aside', meta: expect.objectContaining({ outbox_id: refused }) }]);
+  });
+
+  it('goes on at once after a full batch of refused rows', async () => {
+    let handled = 0;
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { handled += 1; } });
+    for (let i = 0; i < 12; i += 1) outbox.add(ROUTING_KEYS.domainCheckRequested, { ...check(), reason: `reason ${i}` });
+    outbox.add(ROUTING_KEYS.domainCheckRequested, check());
+    let counted = 0;
+    // Polling once a minute: only "a full batch, go again" gets the valid row out within the wait below.
+    relay = startOutboxRelay({ source: outbox, bus, intervalMs: 60_000, batchSize: 5, onSetAside: (rows) => { counted += rows; } });
+    await until(() => handled === 1, 1000);
+    expect(counted).toBe(12);
+    expect(outbox.rows.filter((r) => r.setAsideAt).length).toBe(12);
+    expect(outbox.unpublishedCount()).toBe(0);
   });
 
   it('stop() waits for the pass in progress and ends polling', async () => {
-    await bus.subscribe({ queue: 'checker', routingKeys: ['#'], handler: async () => {} });
+    await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => {} });
     outbox.readDelayMs = 30;
-    outbox.add('domain.check.requested', check());
+    outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 5 });
     await until(() => outbox.readsRunning === 1);
     await relay.stop();

@@ -9,8 +9,13 @@
 // both publish them, and a crash between the confirm and markPublished
 // publishes a row again. The row id travels as the messageId, so consumers,
 // which are idempotent by messageId, see the duplicate as already handled.
+//
+// A row the message catalog refuses (a payload no release can publish) never
+// blocks the rows after it (DECISIONS §9): the relay sets it aside, kept with
+// the reason and counted, and goes on.
 import { errorMessage } from '@cds/core';
-import { silentLogger, type Bus, type MessagingLogger } from './bus';
+import { silentLogger, type Logger } from '@cds/logging';
+import type { Bus } from './bus';
 import { BusUnavailableError, MessageValidationError } from './errors';
 
 /** What the relay needs of an outbox row (the data library's OutboxRow has these). */
@@ -24,10 +29,12 @@ export interface OutboxEntry {
 
 /** The outbox table as the relay sees it; the data library's OutboxRepository satisfies it. */
 export interface OutboxSource {
-  /** Oldest unpublished rows first. */
+  /** Oldest rows still to publish first: neither published nor set aside. */
   unpublished(limit: number): Promise<OutboxEntry[]>;
   markPublished(ids: string[], at: Date): Promise<void>;
   recordFailedAttempt(ids: string[]): Promise<void>;
+  /** Marks rows the catalog refuses, with why: kept, and never read by `unpublished` again. */
+  setAside(ids: string[], reason: string, at: Date): Promise<void>;
 }
 
 export interface OutboxRelayOptions {
@@ -39,7 +46,9 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Ceiling of the backoff after failed passes. Default 5 s. */
   maxBackoffMs?: number;
-  logger?: MessagingLogger;
+  logger?: Logger;
+  /** Told how many rows a pass set aside (the metric an alert watches). */
+  onSetAside?: (rows: number) => void;
 }
 
 export interface OutboxRelay {
@@ -47,7 +56,7 @@ export interface OutboxRelay {
   stop(): Promise<void>;
   /** Publish soon: the writer calls it right after its transaction committed. */
   kick(): void;
-  /** Runs passes until no row is left; rejects with the error of a pass that failed. */
+  /** Runs passes until no row is left to publish; rejects with the error of a pass that failed. */
   drain(): Promise<void>;
 }
 
@@ -55,8 +64,6 @@ interface PassResult {
   rows: number;
   /** Transient trouble (broker, database): back off before the next pass. */
   failure: unknown;
-  /** A row the catalog refuses; it stays unpublished (and logged) until fixed. */
-  refused: MessageValidationError | null;
 }
 
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
@@ -65,6 +72,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const batchSize = opts.batchSize ?? 100;
   const maxBackoffMs = opts.maxBackoffMs ?? 5000;
   const logger = opts.logger ?? silentLogger;
+  const onSetAside = opts.onSetAside ?? (() => undefined);
 
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -73,50 +81,52 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let failures = 0;
   // Passes run one after the other through this chain, whoever asks (timer, kick, drain).
   let chain: Promise<unknown> = Promise.resolve();
-  // Refused rows are logged once per process, not at every pass.
-  const reportedRefusals = new Set<string>();
 
   async function pass(): Promise<PassResult> {
-    if (!bus.healthy()) return { rows: 0, failure: new BusUnavailableError('the bus is not connected'), refused: null };
+    if (!bus.healthy()) return { rows: 0, failure: new BusUnavailableError('the bus is not connected') };
     let rows: OutboxEntry[];
     try {
       rows = await source.unpublished(batchSize);
     } catch (err) {
-      return { rows: 0, failure: err, refused: null };
+      return { rows: 0, failure: err };
     }
-    if (rows.length === 0) return { rows: 0, failure: null, refused: null };
+    if (rows.length === 0) return { rows: 0, failure: null };
 
     // Published back to back in row order: one channel keeps that order at the broker.
     const outcomes = await Promise.allSettled(rows.map((row) => bus.publish(row.routingKey, row.payload, { messageId: row.id, writtenAt: row.createdAt })));
     const published: string[] = [];
     const failed: string[] = [];
+    // Refused rows by reason: rows refused for the same reason are set aside together.
+    const refused = new Map<string, OutboxEntry[]>();
     let failure: unknown = null;
-    let refused: MessageValidationError | null = null;
     for (const [i, outcome] of outcomes.entries()) {
       const row = rows[i] as OutboxEntry;
       if (outcome.status === 'fulfilled') {
         published.push(row.id);
-        continue;
-      }
-      failed.push(row.id);
-      if (outcome.reason instanceof MessageValidationError) {
-        refused = outcome.reason;
-        if (!reportedRefusals.has(row.id)) {
-          reportedRefusals.add(row.id);
-          logger.error('outbox row refused by the message catalog; it stays unpublished', { outbox_id: row.id, error: outcome.reason.message });
-        }
+      } else if (outcome.reason instanceof MessageValidationError) {
+        const same = refused.get(outcome.reason.message);
+        if (same) same.push(row);
+        else refused.set(outcome.reason.message, [row]);
       } else {
+        failed.push(row.id);
         failure ??= outcome.reason;
       }
     }
     try {
-      if (published.length > 0) await source.markPublished(published, new Date());
+      const at = new Date();
+      if (published.length > 0) await source.markPublished(published, at);
+      for (const [reason, aside] of refused) {
+        await source.setAside(aside.map((row) => row.id), reason, at);
+        for (const row of aside) logger.error('outbox row refused by the message catalog, set aside', { outbox_id: row.id, routing_key: row.routingKey, error: reason });
+        onSetAside(aside.length);
+      }
       if (failed.length > 0) await source.recordFailedAttempt(failed);
     } catch (err) {
       // Rows confirmed but not marked are published again later: a duplicate, not a loss.
+      // Refused rows not yet set aside are refused again at the next pass.
       failure ??= err;
     }
-    return { rows: rows.length, failure, refused };
+    return { rows: rows.length, failure };
   }
 
   function schedule(delayMs: number): void {
@@ -141,9 +151,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         schedule(delayMs);
       } else {
         failures = 0;
-        // A full batch (beyond refused rows) or a kick during the pass: go again at once.
-        const more = result.rows === batchSize && !result.refused;
-        schedule(more || kicked ? 0 : intervalMs);
+        // A full batch (set-aside rows included: they are out of the way now) or a kick during the pass: go again at once.
+        schedule(result.rows === batchSize || kicked ? 0 : intervalMs);
       }
       return result;
     });
@@ -164,7 +173,6 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       for (;;) {
         const result = await runPass();
         if (result.failure) throw result.failure;
-        if (result.refused) throw result.refused;
         if (result.rows === 0) return;
       }
     },

@@ -1,3 +1,5 @@
+import { HOUSEKEEPING_TABLES } from '@cds/core';
+import type { HousekeepingReport } from '@cds/data';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { registry } from './registry';
 import { SummedHistogram } from './summed-histogram';
@@ -20,6 +22,7 @@ export const METRIC = {
   limiterRejections: 'cds_limiter_rejections_total',
   outboxBacklog: 'cds_outbox_backlog',
   outboxOldestAge: 'cds_outbox_oldest_age_seconds',
+  outboxSetAside: 'cds_outbox_set_aside_total',
   webhookPending: 'cds_webhook_deliveries_pending',
   certificatesExpiring: 'cds_certificates_expiring',
   metricsSourceErrors: 'cds_metrics_source_errors_total',
@@ -27,15 +30,23 @@ export const METRIC = {
   checkDuration: 'cds_check_duration_seconds',
   acmeOrders: 'cds_acme_orders_total',
   acmeFailures: 'cds_acme_order_failures_total',
+  acmeBudgetRefusals: 'cds_acme_budget_refusals_total',
   certificateExpiry: 'cds_certificate_expiry_timestamp_seconds',
   consumed: 'cds_messages_consumed_total',
   consumerLag: 'cds_consumer_lag_seconds',
   deliveries: 'cds_webhook_deliveries_total',
   deliveryDuration: 'cds_webhook_delivery_duration_seconds',
+  webhookCooling: 'cds_webhook_subscriptions_cooling',
+  webhookDeferred: 'cds_webhook_deliveries_deferred_total',
   edgeRequests: 'cds_edge_requests_total',
   edgeBytes: 'cds_edge_response_bytes_total',
   edgeDuration: 'cds_edge_request_duration_seconds',
   cacheLookups: 'cds_cache_lookups_total',
+  housekeepingDeleted: 'cds_housekeeping_deleted_rows_total',
+  housekeepingRuns: 'cds_housekeeping_runs_total',
+  housekeepingDuration: 'cds_housekeeping_run_duration_seconds',
+  housekeepingLastSuccess: 'cds_housekeeping_last_success_timestamp_seconds',
+  housekeepingInterval: 'cds_housekeeping_interval_seconds',
 } as const;
 
 /**
@@ -47,7 +58,7 @@ export const httpMetrics = group((registers) => ({
   duration: new Histogram({ name: METRIC.httpDuration, help: 'Time to answer an HTTP request.', labelNames: ['server', 'method', 'route', 'status'] as const, buckets: [...LATENCY_BUCKETS], registers }),
 }));
 
-/** Requests refused by a rate limiter. `limiter`: api_requests, auth_failures, operator_auth_failures, recheck, backup, proxied_requests_per_second, proxied_requests_per_minute. */
+/** Requests refused by a rate limiter. `limiter`: api_requests, auth_failures, operator_auth_failures, recheck, webhook_pending, backup, proxied_requests_per_second, proxied_requests_per_minute. */
 export const limiterMetrics = group((registers) => ({
   rejections: new Counter({ name: METRIC.limiterRejections, help: 'Requests refused by a rate limiter.', labelNames: ['server', 'limiter'] as const, registers }),
 }));
@@ -71,6 +82,45 @@ export const databaseMetrics = group((registers) => {
     sourceErrors: new Counter({ name: METRIC.metricsSourceErrors, help: 'Failed reads of database-backed gauges.', labelNames: ['source'] as const, registers }),
   };
 });
+
+/** The outbox relay (api, checker, all-in-one): rows the message catalog refuses, set aside instead of published (DECISIONS §9). */
+export const outboxRelayMetrics = group((registers) => ({
+  setAside: new Counter({ name: METRIC.outboxSetAside, help: 'Outbox rows set aside, unpublished, because the message catalog refuses them.', registers }),
+}));
+
+/** The relay's onSetAside hook (OutboxRelayOptions): counts the rows; the series shows 0 from this call on. */
+export function meteredSetAside(): (rows: number) => void {
+  const { setAside } = outboxRelayMetrics();
+  return (rows) => setAside.inc(rows);
+}
+
+/** Seconds a housekeeping run took: a quiet table to a backlog of millions of rows. */
+const HOUSEKEEPING_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900] as const;
+
+/**
+ * Housekeeping (api, all-in-one; DECISIONS §9). `outcome` success|failure|stopped|busy|not_due;
+ * the last-success time is the deployment's (read from the lease row), so every replica shows it.
+ */
+export const housekeepingMetrics = group((registers) => ({
+  deleted: new Counter({ name: METRIC.housekeepingDeleted, help: 'Rows deleted by housekeeping, by table.', labelNames: ['table'] as const, registers }),
+  runs: new Counter({ name: METRIC.housekeepingRuns, help: 'Housekeeping ticks, by outcome (busy and not_due: another replica runs or ran it).', labelNames: ['outcome'] as const, registers }),
+  duration: new Histogram({ name: METRIC.housekeepingDuration, help: 'Time a housekeeping run took (runs that held the lease).', buckets: [...HOUSEKEEPING_BUCKETS], registers }),
+  lastSuccess: new Gauge({ name: METRIC.housekeepingLastSuccess, help: 'End of the last successful housekeeping run in the deployment (Unix seconds); 0 until one is known.', registers }),
+  interval: new Gauge({ name: METRIC.housekeepingInterval, help: 'HOUSEKEEPING_INTERVAL in seconds (the alert allows three of them).', registers }),
+}));
+
+/** The housekeeping runner's onRun hook (HousekeepingOptions): every table's series shows 0 from this call on. */
+export function meteredHousekeeping(intervalMs: number): (report: HousekeepingReport) => void {
+  const { deleted, runs, duration, lastSuccess, interval } = housekeepingMetrics();
+  interval.set(intervalMs / 1000);
+  for (const table of HOUSEKEEPING_TABLES) deleted.inc({ table }, 0);
+  return (report) => {
+    runs.inc({ outcome: report.outcome });
+    for (const table of HOUSEKEEPING_TABLES) if (report.deleted[table] > 0) deleted.inc({ table }, report.deleted[table]);
+    if (report.outcome === 'success' || report.outcome === 'failure' || report.outcome === 'stopped') duration.observe(report.durationMs / 1000);
+    if (report.lastSuccessAt) lastSuccess.set(report.lastSuccessAt.getTime() / 1000);
+  };
+}
 
 const expirySources = new Set<() => Date | null>();
 
@@ -98,6 +148,7 @@ function earliestExpirySeconds(): number {
 /**
  * checker: `check` ownership|routing|certificate|origin, `result` passing|failing|pending;
  * ACME `result` issued|failed, failures by `reason` (the check error code);
+ * orders that waited for the ACME order budget by `scope` deployment|application;
  * certificate expiry per certificate's hostname is too many series: one gauge of the earliest notAfter.
  */
 export const checkerMetrics = group((registers) => {
@@ -112,6 +163,7 @@ export const checkerMetrics = group((registers) => {
     checkDuration: new Histogram({ name: METRIC.checkDuration, help: 'Time one check took.', labelNames: ['check'] as const, buckets: [...LATENCY_BUCKETS], registers }),
     acmeOrders: new Counter({ name: METRIC.acmeOrders, help: 'ACME orders finished, by result.', labelNames: ['result'] as const, registers }),
     acmeFailures: new Counter({ name: METRIC.acmeFailures, help: 'ACME orders that failed, by reason.', labelNames: ['reason'] as const, registers }),
+    acmeBudgetRefusals: new Counter({ name: METRIC.acmeBudgetRefusals, help: 'ACME orders held back (not sent) by the hourly order budget, by the scope that had no slot left.', labelNames: ['scope'] as const, registers }),
     earliestCertificateExpiry,
   };
 });
@@ -130,6 +182,24 @@ export const consumerMetrics = group((registers) => ({
 export const dispatcherMetrics = group((registers) => ({
   deliveries: new Counter({ name: METRIC.deliveries, help: 'Delivery attempts, by the state they left the delivery in.', labelNames: ['state'] as const, registers }),
   duration: new Histogram({ name: METRIC.deliveryDuration, help: 'Time of one delivery attempt.', labelNames: ['state'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+}));
+
+let coolingCollect: () => Promise<void> = () => Promise.resolve();
+
+/** What the cooling gauge runs at scrape time (set by the dispatcher, which reads the database). */
+export function setCoolingCollect(collect: () => Promise<void>): void {
+  coolingCollect = collect;
+}
+
+/**
+ * webhook-dispatcher fairness (DECISIONS §10). In-flight attempts per subscription would be a series per
+ * tenant: the deployment's cooling subscriptions are one gauge instead, read from the database at scrape time.
+ * Deferred: leased deliveries that waited while a dispatcher slot was free, `reason` in_flight_cap (their
+ * subscription had its WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION attempts running) or cooling (its one attempt).
+ */
+export const dispatcherFairnessMetrics = group((registers) => ({
+  cooling: new Gauge({ name: METRIC.webhookCooling, help: 'Active webhook subscriptions that are cooling: their last 5 attempts failed, one attempt at a time.', registers, collect: () => coolingCollect() }),
+  deferred: new Counter({ name: METRIC.webhookDeferred, help: 'Leased webhook deliveries that waited for their subscription\'s turn while a dispatcher slot was free, by reason.', labelNames: ['reason'] as const, registers }),
 }));
 
 /** edge-proxy: per application slug (bounded by the number of tenants), `status_class` 2xx..5xx; `cache` route|certificate|assertion. */

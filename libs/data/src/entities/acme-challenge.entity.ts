@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { AcmeChallengeRow } from '../types';
+import type { AcmeChallengeRow } from '../repositories/acme-challenges.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { ApplicationRow } from '../types';
+import type { ApplicationRow } from '../repositories/applications.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

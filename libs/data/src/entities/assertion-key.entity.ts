@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { AssertionKeyRow } from '../types';
+import type { AssertionKeyRow } from '../repositories/assertion-keys.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { CertificateRow } from '../types';
+import type { CertificateRow } from '../repositories/certificates.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import type { ColumnType, ValueTransformer } from 'typeorm';
-import type { DatabaseKind } from '../types';
+import type { DatabaseKind } from '../database-url';
 
 /** Column types whose name differs between the databases; everything else is spelt the same. */
 export interface ColumnTypes {

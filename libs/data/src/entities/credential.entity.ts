@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { CredentialRow } from '../types';
+import type { CredentialRow } from '../repositories/credentials.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

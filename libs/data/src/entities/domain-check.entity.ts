@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { CheckRow } from '../types';
+import type { CheckRow } from '../repositories/domains.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { IdempotencyRow } from '../types';
+import type { IdempotencyRow } from '../repositories/idempotency.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

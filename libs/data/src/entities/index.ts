@@ -1,5 +1,5 @@
 import type { EntitySchema } from 'typeorm';
-import type { DatabaseKind } from '../types';
+import type { DatabaseKind } from '../database-url';
 import { applicationEntity } from './application.entity';
 import { columnTypes } from './column-types';
 import { credentialEntity } from './credential.entity';

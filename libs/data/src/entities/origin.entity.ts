@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { OriginRow } from '../types';
+import type { OriginRow } from '../repositories/origins.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

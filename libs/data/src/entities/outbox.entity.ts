@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { OutboxRow } from '../types';
+import type { OutboxRow } from '../repositories/outbox.types';
 import { bigintAsNumber, type ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 
@@ -16,5 +16,7 @@ export const outboxEntity = (t: ColumnTypes) =>
       createdAt: { type: t.timestamp, name: 'created_at' },
       publishedAt: { type: t.timestamp, name: 'published_at', nullable: true },
       attempts: { type: 'integer' },
+      setAsideAt: { type: t.timestamp, name: 'set_aside_at', nullable: true },
+      setAsideReason: { type: 'text', name: 'set_aside_reason', nullable: true },
     },
   });

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { TrafficDayRow } from '../types';
+import type { TrafficDayRow } from '../repositories/traffic.types';
 import { bigintAsNumber, type ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { WebhookAttemptRow } from '../types';
+import type { WebhookAttemptRow } from '../repositories/webhook-deliveries.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { WebhookDeliveryRow } from '../types';
+import type { WebhookDeliveryRow } from '../repositories/webhook-deliveries.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { WebhookSecretRow } from '../types';
+import type { WebhookSecretRow } from '../repositories/webhook-subscriptions.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { WebhookSubscriptionRow } from '../types';
+import type { WebhookSubscriptionRow } from '../repositories/webhook-subscriptions.types';
 import type { ColumnTypes } from './column-types';
 import { ENTITY } from './entity-names';
 

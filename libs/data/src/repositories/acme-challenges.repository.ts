@@ -1,6 +1,6 @@
 import { LessThan, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
-import type { AcmeChallengeRow, AcmeChallengesRepository } from '../types';
+import type { AcmeChallengeRow, AcmeChallengesRepository } from './acme-challenges.types';
 
 export class TypeOrmAcmeChallengesRepository implements AcmeChallengesRepository {
   private readonly rows: Repository<AcmeChallengeRow>;

@@ -2,7 +2,8 @@ import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
 import { queryRows } from '../sql';
-import type { ApplicationRow, ApplicationsRepository, DatabaseKind, NewApplicationRow } from '../types';
+import type { DatabaseKind } from '../database-url';
+import type { ApplicationRow, ApplicationsRepository, NewApplicationRow } from './applications.types';
 import { updateWhere } from './write-helpers';
 
 /** Advisory lock key of the deployment-wide live-domain limit ("cds" + 1). */

@@ -1,7 +1,7 @@
 import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import type { AssertionKeyRow, AssertionKeysRepository } from '../types';
+import type { AssertionKeyRow, AssertionKeysRepository } from './assertion-keys.types';
 
 export class TypeOrmAssertionKeysRepository implements AssertionKeysRepository {
   private readonly rows: Repository<AssertionKeyRow>;

@@ -1,6 +1,18 @@
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
-import type { CertificateRow, CertificatesRepository } from '../types';
+import { numberFromDb, queryRows } from '../sql';
+import type { CertificateRow, CertificatesRepository, RenewalsDue } from './certificates.types';
+
+// Certificates the checker will renew at the next check of their domain: a
+// live domain's own certificate, expiring soon, whose ownership and routing
+// checks pass (without them a certificate is judged, never renewed).
+const RENEWALS_DUE = `
+  SELECT d.application_id AS application_id, COUNT(*) AS due
+  FROM certificates c
+  JOIN domains d ON d.id = c.domain_id
+  WHERE c.not_after <= :before AND d.deleted_at IS NULL
+    AND (SELECT COUNT(*) FROM domain_checks k WHERE k.domain_id = d.id AND k.type IN ('ownership', 'routing') AND k.status = 'passing') = 2
+  GROUP BY d.application_id`;
 
 export class TypeOrmCertificatesRepository implements CertificatesRepository {
   private readonly rows: Repository<CertificateRow>;
@@ -23,6 +35,11 @@ export class TypeOrmCertificatesRepository implements CertificatesRepository {
 
   async delete(hostname: string): Promise<void> {
     await this.rows.delete({ hostname });
+  }
+
+  async renewalsDue(before: Date): Promise<RenewalsDue[]> {
+    const rows = await queryRows<{ application_id: string; due: unknown }>(this.rows.manager, RENEWALS_DUE, { before });
+    return rows.map((row) => ({ applicationId: row.application_id, due: numberFromDb(row.due) }));
   }
 
   async deleteOfDeletedDomains(): Promise<string[]> {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { byCheckType } from '@cds/core';
 import type { EntityManager } from 'typeorm';
 import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
-import type { CertificateRow, CheckRow, CheckRunRecord, CheckRunsRepository, DatabaseKind, DomainRow, LeasedDomain } from '../types';
+import type { DatabaseKind } from '../database-url';
+import type { CertificateRow } from './certificates.types';
+import type { CheckRunRecord, CheckRunsRepository, LeasedDomain } from './check-runs.types';
+import type { CheckRow, DomainRow } from './domains.types';
 import { ENTITY } from '../entities';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
-import { byCheckOrder } from './check-order';
 import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, chunks } from './write-helpers';
 
@@ -178,7 +181,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     const leased = this.kind === 'postgres'
       ? (await queryRows<RawRow>(this.manager, leaseWithContext(update), params)).map((raw): LeasedDomain => {
           const domain = domainFromDb(raw);
-          const checks = ((raw.checks ?? []) as unknown[][]).map((row) => checkFromJson(domain.id, row)).sort(byCheckOrder);
+          const checks = ((raw.checks ?? []) as unknown[][]).map((row) => checkFromJson(domain.id, row)).sort(byCheckType);
           return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromDb(raw) };
         })
       : await this.withContext(await updateReturning<RawRow>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
@@ -204,7 +207,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       domain,
       checkCount: numberFromDb((rows[i] as RawRow).check_count),
       checks: checks.filter((c) => c.domain_id === domain.id)
-        .map((c) => checkFromJson(domain.id, [c.type, c.status, c.error_code, c.message, c.observed_at, c.next_check_at])).sort(byCheckOrder),
+        .map((c) => checkFromJson(domain.id, [c.type, c.status, c.error_code, c.message, c.observed_at, c.next_check_at])).sort(byCheckType),
       certificate: certificateFromDb(certificates.find((c) => c.c_hostname === domain.hostname) ?? {}),
     }));
   }

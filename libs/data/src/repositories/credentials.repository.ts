@@ -2,9 +2,10 @@ import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
 import { nullableTextFromDb, nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb, type RawRow } from '../sql';
-import type {
-  ApplicationLimits, ApplicationRow, ApplicationStatus, Authentication, AuthenticationInput, CredentialRow, CredentialsRepository, DatabaseKind,
-} from '../types';
+import type { ApplicationStatus, Limits } from '@cds/core';
+import type { DatabaseKind } from '../database-url';
+import type { ApplicationRow } from './applications.types';
+import type { Authentication, AuthenticationInput, CredentialRow, CredentialsRepository } from './credentials.types';
 import { alignedHit, windowOf } from './rate-counters.repository';
 import { updateWhere } from './write-helpers';
 
@@ -46,7 +47,7 @@ function foundFromDb(raw: RawRow): { credential: CredentialRow; application: App
     },
     application: {
       id: applicationId, slug: String(raw.a_slug), name: String(raw.a_name), status: raw.a_status as ApplicationStatus, plan: String(raw.a_plan),
-      contactEmail: nullableTextFromDb(raw.a_contact_email), limits: JSON.parse(String(raw.a_limits)) as ApplicationLimits,
+      contactEmail: nullableTextFromDb(raw.a_contact_email), limits: JSON.parse(String(raw.a_limits)) as Limits,
       createdAt: timestampFromDb(raw.a_created_at), updatedAt: timestampFromDb(raw.a_updated_at), deletedAt: null, liveDomains: numberFromDb(raw.a_live_domains),
     },
   };

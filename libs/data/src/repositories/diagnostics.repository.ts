@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb } from '../sql';
-import type { DatabaseKind, DiagnosticsRepository } from '../types';
+import type { DatabaseKind } from '../database-url';
+import type { DiagnosticsRepository } from './diagnostics.types';
 
 // The certificate and webhook-delivery tables belong to later versions: every
 // probe first asks whether its table exists, so the doctor runs on any schema.

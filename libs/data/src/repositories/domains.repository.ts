@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { CHECK_TYPES } from '@cds/core';
 import { In, IsNull, type EntityManager, type FindOptionsWhere, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
 import { numberFromDb, queryPrepared, queryRows, updateReturning } from '../sql';
-import type { CheckRow, DatabaseKind, DomainListFilter, DomainRow, DomainsRepository, OutboxMessage, RegisterOutcome } from '../types';
-import { CHECK_ORDER } from './check-order';
+import type { DatabaseKind } from '../database-url';
+import type { CheckRow, DomainListFilter, DomainRow, DomainsRepository, RegisterOutcome } from './domains.types';
+import type { OutboxMessage } from './outbox.types';
 import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, updateWhere } from './write-helpers';
 
@@ -144,7 +146,7 @@ export class TypeOrmDomainsRepository implements DomainsRepository {
     if (domainIds.length === 0) return [];
     const rows = await this.checks.findBy({ domainId: In(domainIds) });
     const position = new Map(domainIds.map((id, index) => [id, index]));
-    const rank = (row: CheckRow) => (position.get(row.domainId) ?? 0) * CHECK_ORDER.length + CHECK_ORDER.indexOf(row.type);
+    const rank = (row: CheckRow) => (position.get(row.domainId) ?? 0) * CHECK_TYPES.length + CHECK_TYPES.indexOf(row.type);
     return rows.sort((a, b) => rank(a) - rank(b));
   }
 

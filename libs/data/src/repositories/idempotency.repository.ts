@@ -1,7 +1,7 @@
 import { LessThanOrEqual, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { queryRows } from '../sql';
-import type { IdempotencyRepository, IdempotencyRow } from '../types';
+import type { IdempotencyRepository, IdempotencyRow } from './idempotency.types';
 
 // One atomic statement: insert, or take over the key when the row there has expired
 // (expires_at <= the new row's created_at); a live row is left alone and nothing is returned.

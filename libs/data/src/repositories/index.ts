@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { DatabaseKind, Repositories } from '../types';
+import type { Repositories } from '../data-store.types';
+import type { DatabaseKind } from '../database-url';
 import { TypeOrmApplicationsRepository } from './applications.repository';
 import { TypeOrmCredentialsRepository } from './credentials.repository';
 import { TypeOrmDiagnosticsRepository } from './diagnostics.repository';
@@ -16,6 +17,7 @@ import { TypeOrmWebhookSubscriptionsRepository } from './webhook-subscriptions.r
 import { TypeOrmCheckRunsRepository } from './check-runs.repository';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
 import { TypeOrmAcmeChallengesRepository } from './acme-challenges.repository';
+import { TypeOrmHousekeepingRepository } from '../housekeeping/housekeeping.repository';
 
 /** Every repository, bound to the EntityManager of one unit of work. */
 export function createRepositories(manager: EntityManager, kind: DatabaseKind): Repositories {
@@ -36,5 +38,6 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     checkRuns: new TypeOrmCheckRunsRepository(manager, kind),
     certificates: new TypeOrmCertificatesRepository(manager),
     acmeChallenges: new TypeOrmAcmeChallengesRepository(manager),
+    housekeeping: new TypeOrmHousekeepingRepository(manager, kind),
   };
 }

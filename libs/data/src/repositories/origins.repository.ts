@@ -1,7 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import type { OriginRow, OriginsRepository } from '../types';
+import type { OriginRow, OriginsRepository } from './origins.types';
 import { updateWhere } from './write-helpers';
 
 export class TypeOrmOriginsRepository implements OriginsRepository {

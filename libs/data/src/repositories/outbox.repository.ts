@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { MessagePayload, RoutingKey } from '@cds/core';
 import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { nullableTimestampFromDb, numberFromDb, queryRows } from '../sql';
-import type { OutboxRepository, OutboxRow } from '../types';
+import type { OutboxRepository, OutboxRow } from './outbox.types';
 
 export class TypeOrmOutboxRepository implements OutboxRepository {
   private readonly rows: Repository<OutboxRow>;
@@ -11,7 +12,7 @@ export class TypeOrmOutboxRepository implements OutboxRepository {
     this.rows = manager.getRepository<OutboxRow>(ENTITY.outbox);
   }
 
-  async add(routingKey: string, payload: unknown): Promise<OutboxRow> {
+  async add<K extends RoutingKey>(routingKey: K, payload: MessagePayload<K>): Promise<OutboxRow> {
     const json = JSON.stringify(payload);
     if (json === undefined) throw new TypeError('Outbox payload has no JSON form.');
     const row = { id: randomUUID(), routingKey, createdAt: new Date() };
@@ -22,11 +23,12 @@ export class TypeOrmOutboxRepository implements OutboxRepository {
       { ...row, payload: json },
     );
     if (!inserted) throw new Error('Outbox insert returned no row.');
-    return { ...row, seq: numberFromDb(inserted.seq), payload: JSON.parse(json) as unknown, publishedAt: null, attempts: 0 };
+    return { ...row, seq: numberFromDb(inserted.seq), payload: JSON.parse(json) as unknown, publishedAt: null, attempts: 0, setAsideAt: null, setAsideReason: null };
   }
 
   unpublished(limit: number): Promise<OutboxRow[]> {
-    return this.rows.find({ where: { publishedAt: IsNull() }, order: { seq: 'ASC' }, take: limit });
+    // Served by the partial index ix_outbox_unpublished (seq, where both are null).
+    return this.rows.find({ where: { publishedAt: IsNull(), setAsideAt: IsNull() }, order: { seq: 'ASC' }, take: limit });
   }
 
   async markPublished(ids: string[], at: Date): Promise<void> {
@@ -39,8 +41,13 @@ export class TypeOrmOutboxRepository implements OutboxRepository {
     await this.rows.increment({ id: In(ids) }, 'attempts', 1);
   }
 
+  async setAside(ids: string[], reason: string, at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.rows.update({ id: In(ids), publishedAt: IsNull(), setAsideAt: IsNull() }, { setAsideAt: at, setAsideReason: reason });
+  }
+
   async backlog(): Promise<{ count: number; oldestAt: Date | null }> {
-    const [row] = await queryRows<{ count: unknown; oldest: unknown }>(this.manager, 'SELECT COUNT(*) AS "count", MIN(created_at) AS oldest FROM outbox WHERE published_at IS NULL', {});
+    const [row] = await queryRows<{ count: unknown; oldest: unknown }>(this.manager, 'SELECT COUNT(*) AS "count", MIN(created_at) AS oldest FROM outbox WHERE published_at IS NULL AND set_aside_at IS NULL', {});
     return { count: numberFromDb(row?.count ?? 0), oldestAt: nullableTimestampFromDb(row?.oldest) };
   }
 

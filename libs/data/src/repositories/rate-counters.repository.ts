@@ -1,7 +1,7 @@
-import { LessThanOrEqual, type EntityManager, type Repository } from 'typeorm';
+import { In, LessThanOrEqual, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY, type RateCounterRow } from '../entities';
 import { numberFromDb, queryRows, timestampFromDb } from '../sql';
-import type { RateCountersRepository } from '../types';
+import type { RateCountersRepository } from './rate-counters.types';
 
 // One atomic upsert, safe for any number of concurrent writers. A hit in the stored
 // window (or one stamped before it, from a late request or a slower clock) counts in
@@ -43,6 +43,19 @@ export function windowOf(windowSeconds: number, now: Date): { windowStart: Date;
   return { windowStart: new Date(start), resetAt: new Date(start + windowMs) };
 }
 
+// A hit counted only while the window's count is below :limit (a new window
+// always has room): the row lock makes concurrent writers take the last slot
+// once. When it is refused, nothing changes and no row is returned.
+const HIT_BELOW = `
+  INSERT INTO rate_counters ("key", window_start, reset_at, "count")
+  VALUES (:key, :windowStart, :resetAt, 1)
+  ON CONFLICT ("key") DO UPDATE SET
+    "count" = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters."count" + 1 ELSE 1 END,
+    reset_at = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.reset_at ELSE excluded.reset_at END,
+    window_start = CASE WHEN rate_counters.window_start >= excluded.window_start THEN rate_counters.window_start ELSE excluded.window_start END
+  WHERE rate_counters.window_start < excluded.window_start OR rate_counters."count" < :limit
+  RETURNING "count", reset_at`;
+
 export class TypeOrmRateCountersRepository implements RateCountersRepository {
   private readonly rows: Repository<RateCounterRow>;
 
@@ -59,11 +72,37 @@ export class TypeOrmRateCountersRepository implements RateCountersRepository {
     return { count: numberFromDb(row.count), resetAt: timestampFromDb(row.reset_at) };
   }
 
+  async countAttempt(key: string, windowSeconds: number, now: Date, failed: boolean): Promise<{ failuresBefore: number; resetAt: Date }> {
+    // A success adds 0 but goes through the same upsert: the row lock orders it among the failures.
+    const amount = failed ? 1 : 0;
+    const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, HIT, { key, amount, ...windowOf(windowSeconds, now) });
+    if (!row) throw new Error('Rate counter upsert returned no row.');
+    return { failuresBefore: numberFromDb(row.count) - amount, resetAt: timestampFromDb(row.reset_at) };
+  }
+
   async peek(key: string, windowSeconds: number, now: Date): Promise<{ count: number; resetAt: Date }> {
     const window = windowOf(windowSeconds, now);
     const row = await this.rows.findOneBy({ key });
     if (!row || row.windowStart < window.windowStart) return { count: 0, resetAt: window.resetAt };
     return { count: row.count, resetAt: row.resetAt };
+  }
+
+  async hitBelow(key: string, windowSeconds: number, now: Date, limit: number): Promise<{ counted: boolean; count: number; resetAt: Date }> {
+    if (limit >= 1) {
+      const [row] = await queryRows<{ count: unknown; reset_at: unknown }>(this.manager, HIT_BELOW, { key, limit, ...windowOf(windowSeconds, now) });
+      if (row) return { counted: true, count: numberFromDb(row.count), resetAt: timestampFromDb(row.reset_at) };
+    }
+    return { counted: false, ...(await this.peek(key, windowSeconds, now)) };
+  }
+
+  async peekMany(keys: readonly string[], windowSeconds: number, now: Date): Promise<Map<string, number>> {
+    const { windowStart } = windowOf(windowSeconds, now);
+    const counts = new Map(keys.map((key) => [key, 0]));
+    if (keys.length === 0) return counts;
+    for (const row of await this.rows.findBy({ key: In([...keys]) })) {
+      if (row.windowStart >= windowStart) counts.set(row.key, row.count);
+    }
+    return counts;
   }
 
   async deleteExpired(now: Date): Promise<number> {

@@ -3,7 +3,7 @@
 // multi-row VALUES on SQLite.
 import type { EntityManager } from 'typeorm';
 import { queryPrepared, queryRows } from '../sql';
-import type { DatabaseKind } from '../types';
+import type { DatabaseKind } from '../database-url';
 
 /** Field, column, and the column's PostgreSQL type (the array casts of the unnest statements). */
 export type Column<T> = [keyof T, string, string];

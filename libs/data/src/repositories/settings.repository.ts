@@ -1,7 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY, type SettingRow } from '../entities';
 import { queryRows } from '../sql';
-import type { SettingsRepository } from '../types';
+import type { SettingsRepository } from './settings.types';
 
 // Insert-or-nothing in one statement: of several processes racing for a key, exactly one gets a row back.
 const INSERT_IF_ABSENT = `

@@ -1,7 +1,7 @@
 import { Between, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { queryRows } from '../sql';
-import type { TrafficDayRow, TrafficRepository } from '../types';
+import type { TrafficDayRow, TrafficRepository } from './traffic.types';
 
 // One atomic upsert: concurrent edges flushing the same day add up, none overwrites another.
 const ADD = `

@@ -1,15 +1,10 @@
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
-import type {
-  DatabaseKind,
-  WebhookAttemptResult,
-  WebhookAttemptRow,
-  WebhookDeliveriesRepository,
-  WebhookDeliveryFilter,
-  WebhookDeliveryRow,
-} from '../types';
+import { nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb, type RawRow } from '../sql';
+import type { DatabaseKind } from '../database-url';
+import type { LeaseShares, WebhookAttemptResult, WebhookAttemptRow, WebhookDeliveriesRepository, WebhookDeliveryFilter, WebhookDeliveryRow } from './webhook-deliveries.types';
+import { COOLING } from './webhook-cooling';
 import { insertRows, rowsInsert, type Column } from './rows-insert';
 import { atomically, chunks } from './write-helpers';
 
@@ -77,6 +72,148 @@ const UPDATE_OUTCOMES = `
   )
   SELECT id FROM changed`;
 
+const RETURNED = COLUMNS.map(([, column]) => column).join(', ');
+
+/**
+ * A delivery of the subscription `s` is leased by some dispatcher now. A live
+ * lease ends at most one lease length from now (replicas share WEBHOOK_TIMEOUT),
+ * which bounds the index range read: later rows are scheduled retries.
+ */
+const LEASED_NOW = `EXISTS (SELECT 1 FROM webhook_deliveries l
+    WHERE l.subscription_id = s.id AND l.state = 'pending' AND l.lease_id IS NOT NULL
+      AND l.next_attempt_at > :now AND l.next_attempt_at <= :leaseUntil)`;
+
+/**
+ * PostgreSQL, first statement of a lease: the cooling subscriptions with a due
+ * delivery whose turn this lease may take, their rows locked until it commits.
+ * A lease of another dispatcher holding one is skipped; one that committed
+ * before is seen by the next statement's snapshot, taken after this lock.
+ */
+const COOLING_TURNS = `
+  SELECT s.id FROM webhook_subscriptions s
+  WHERE s.${COOLING}
+    AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.state = 'pending' AND d.next_attempt_at <= :now)
+  FOR NO KEY UPDATE OF s SKIP LOCKED`;
+
+/**
+ * PostgreSQL lease. `pending` walks the pending deliveries by (subscription_id,
+ * next_attempt_at): one index descent per subscription gives its earliest
+ * one, however many it has. Each subscription with a due delivery gets a share
+ * (the caller's room for it, or its cooling turn), the longest waiting first;
+ * each share is filled from that subscription's earliest due deliveries
+ * (LATERAL, FOR UPDATE SKIP LOCKED: replicas skip each other's rows), and the
+ * deliveries are taken in turns: every subscription's first, then seconds, ….
+ */
+const LEASE_POSTGRES = `
+  WITH RECURSIVE pending AS (
+    (SELECT subscription_id, next_attempt_at FROM webhook_deliveries
+      WHERE state = 'pending' ORDER BY subscription_id, next_attempt_at LIMIT 1)
+    UNION ALL
+    SELECT n.subscription_id, n.next_attempt_at FROM pending p CROSS JOIN LATERAL (
+      SELECT subscription_id, next_attempt_at FROM webhook_deliveries
+      WHERE state = 'pending' AND subscription_id > p.subscription_id
+      ORDER BY subscription_id, next_attempt_at LIMIT 1) n
+  ),
+  held AS (
+    SELECT * FROM unnest(CAST(:heldIds AS uuid[]), CAST(:heldCounts AS integer[])) AS h(subscription_id, count)
+  ),
+  shares AS (
+    SELECT p.subscription_id, p.next_attempt_at AS first_due,
+      CASE WHEN s.${COOLING}
+        THEN CASE WHEN s.id = ANY(CAST(:turns AS uuid[])) AND NOT ${LEASED_NOW} THEN 1 ELSE 0 END
+        ELSE CAST(:perSubscription AS integer) - COALESCE(h.count, 0) END AS share
+    FROM pending p
+    JOIN webhook_subscriptions s ON s.id = p.subscription_id
+    LEFT JOIN held h ON h.subscription_id = p.subscription_id
+    WHERE p.next_attempt_at <= :now
+  ),
+  served AS (
+    SELECT subscription_id, first_due, share FROM shares WHERE share > 0 ORDER BY first_due, subscription_id LIMIT :limit
+  ),
+  picked AS (
+    SELECT l.id, t.subscription_id, t.first_due, row_number() OVER (PARTITION BY t.subscription_id ORDER BY l.next_attempt_at, l.id) AS turn
+    FROM served t CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+      WHERE d.subscription_id = t.subscription_id AND d.state = 'pending' AND d.next_attempt_at <= :now
+      ORDER BY d.next_attempt_at LIMIT t.share
+      FOR UPDATE SKIP LOCKED) l
+  ),
+  chosen AS (
+    SELECT id FROM picked ORDER BY turn, first_due, subscription_id LIMIT :limit
+  ),
+  changed AS (
+    UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
+    WHERE id IN (SELECT id FROM chosen) AND state = 'pending'
+    RETURNING ${RETURNED}
+  )
+  SELECT * FROM changed`;
+
+/**
+ * SQLite lease, the same shares in one statement (units of work run one at a
+ * time): every due delivery ranked within its subscription by ROW_NUMBER(),
+ * read in (subscription_id, next_attempt_at) order from the partial index.
+ */
+const LEASE_SQLITE = `
+  WITH due AS (
+    SELECT id, subscription_id,
+      ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS turn,
+      MIN(next_attempt_at) OVER (PARTITION BY subscription_id) AS first_due
+    FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= :now
+  ),
+  shares AS (
+    SELECT s.id AS subscription_id,
+      CASE WHEN s.${COOLING}
+        THEN CASE WHEN ${LEASED_NOW} THEN 0 ELSE 1 END
+        ELSE :perSubscription - COALESCE((SELECT CAST(h.value AS integer) FROM json_each(:held) h WHERE h.key = s.id), 0) END AS share
+    FROM webhook_subscriptions s WHERE s.id IN (SELECT subscription_id FROM due)
+  ),
+  chosen AS (
+    SELECT due.id FROM due JOIN shares ON shares.subscription_id = due.subscription_id
+    WHERE due.turn <= shares.share
+    ORDER BY due.turn, due.first_due, due.subscription_id LIMIT :limit
+  )
+  UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
+  WHERE id IN (SELECT id FROM chosen)
+  RETURNING ${RETURNED}`;
+
+/**
+ * PostgreSQL: the failure streaks the outcomes (in their order) leave, one
+ * statement. A subscription whose streak does not change is neither locked nor
+ * written (a success where there was no streak); the others are locked in id
+ * order first, so two dispatchers writing outcomes of the same subscriptions
+ * never deadlock, and before their deliveries, as a revocation locks them.
+ */
+const UPDATE_STREAKS = `
+  WITH v AS (
+    SELECT * FROM unnest(CAST(:ids AS uuid[]), CAST(:delivered AS boolean[])) WITH ORDINALITY AS v(id, delivered, ord)
+  ),
+  outcomes AS (
+    SELECT d.subscription_id, v.ord, max(CASE WHEN v.delivered THEN v.ord END) OVER (PARTITION BY d.subscription_id) AS last_delivered
+    FROM v JOIN webhook_deliveries d ON d.id = v.id AND d.id = ANY(CAST(:ids AS uuid[]))
+  ),
+  tally AS (
+    SELECT subscription_id, bool_or(last_delivered IS NOT NULL) AS ended, count(*) FILTER (WHERE ord > COALESCE(last_delivered, 0)) AS failures
+    FROM outcomes GROUP BY subscription_id
+  ),
+  streaks AS (
+    SELECT s.id, CASE WHEN t.ended THEN t.failures ELSE s.consecutive_failures + t.failures END AS streak
+    FROM webhook_subscriptions s JOIN tally t ON t.subscription_id = s.id
+  ),
+  locked AS MATERIALIZED (
+    SELECT s.id FROM webhook_subscriptions s JOIN streaks n ON n.id = s.id
+    WHERE s.consecutive_failures <> n.streak
+    ORDER BY s.id FOR NO KEY UPDATE OF s
+  )
+  UPDATE webhook_subscriptions s SET consecutive_failures = CASE WHEN t.ended THEN t.failures ELSE s.consecutive_failures + t.failures END
+  FROM tally t JOIN locked k ON k.id = t.subscription_id
+  WHERE s.id = t.subscription_id`;
+
+/** SQLite: one outcome's move of its subscription's streak (not written when it does not change). */
+const UPDATE_STREAK = `
+  UPDATE webhook_subscriptions SET consecutive_failures = CASE WHEN :delivered THEN 0 ELSE consecutive_failures + 1 END
+  WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = :id)
+    AND consecutive_failures <> CASE WHEN :delivered THEN 0 ELSE consecutive_failures + 1 END`;
+
 const NEWEST_FIRST = { createdAt: 'DESC', id: 'DESC' } as const;
 
 export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepository {
@@ -131,23 +268,34 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
     return result.affected ?? 0;
   }
 
-  async claimDue(now: Date, limit: number, leaseId: string, leaseUntil: Date): Promise<WebhookDeliveryRow[]> {
-    // Replicas skip each other's locked rows instead of waiting for them (PostgreSQL);
-    // on SQLite the single statement is atomic and units of work are serialized.
-    const lock = this.kind === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-    const rows = await updateReturning<RawRow>(this.manager, this.kind,
-      `UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
-       WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= :now
-                    ORDER BY next_attempt_at LIMIT :limit${lock})`,
-      COLUMNS.map(([, column]) => column).join(', '),
-      { leaseId, leaseUntil, now, limit },
-    );
-    return rows.map(deliveryFromDb);
+  async countPending(applicationId: string): Promise<number> {
+    // The literal 'pending' matches ix_webhook_deliveries_application_pending (SQLite needs it so).
+    const [row] = await queryRows<{ count: unknown }>(this.manager, "SELECT count(*) AS count FROM webhook_deliveries WHERE application_id = :applicationId AND state = 'pending'", { applicationId });
+    return numberFromDb(row?.count ?? 0);
+  }
+
+  async claimDue(now: Date, limit: number, leaseId: string, leaseUntil: Date, shares?: LeaseShares): Promise<WebhookDeliveryRow[]> {
+    const perSubscription = shares?.perSubscription ?? limit;
+    const held = [...(shares?.held ?? new Map<string, number>())];
+    const params = { now, limit, leaseId, leaseUntil, perSubscription };
+    if (this.kind !== 'postgres') {
+      return (await queryRows<RawRow>(this.manager, LEASE_SQLITE, { ...params, held: JSON.stringify(Object.fromEntries(held)) })).map(deliveryFromDb);
+    }
+    // Two statements in one transaction: the cooling turns are locked before the lease's snapshot is taken.
+    return atomically(this.manager, async (manager) => {
+      const turns = (await queryPrepared<{ id: string }>(manager, COOLING_TURNS, { now })).map((row) => row.id);
+      const rows = await queryPrepared<RawRow>(manager, LEASE_POSTGRES, {
+        ...params, turns, heldIds: held.map(([id]) => id), heldCounts: held.map(([, count]) => count),
+      });
+      return rows.map(deliveryFromDb);
+    });
   }
 
   recordAttempts(results: WebhookAttemptResult[]): Promise<string[]> {
     if (results.length === 0) return Promise.resolve([]);
     return atomically(this.manager, async (manager) => {
+      // The streaks first: subscriptions are locked before their deliveries, as a revocation does.
+      await this.updateStreaks(results, manager);
       const written = new Set<string>();
       for (const chunk of chunks(results, INSERT_CHUNK)) {
         const ids = this.kind === 'postgres' ? await this.updateOutcomesPostgres(chunk, manager) : await this.updateOutcomesOneByOne(chunk, manager);
@@ -179,6 +327,17 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
       .createQueryBuilder('d')
       .where('d.application_id = :applicationId AND d.subscription_id = :subscriptionId', { applicationId, subscriptionId })
       .andWhere('d.created_at >= :since', { since });
+  }
+
+  /** Each outcome moves its subscription's failure streak, in order; written or not, the attempt was made. */
+  private async updateStreaks(results: WebhookAttemptResult[], manager: EntityManager): Promise<void> {
+    if (this.kind === 'postgres') {
+      for (const chunk of chunks(results, INSERT_CHUNK)) {
+        await queryPrepared(manager, UPDATE_STREAKS, { ids: chunk.map((r) => r.attempt.deliveryId), delivered: chunk.map((r) => r.deliveredAt !== null) });
+      }
+      return;
+    }
+    for (const r of results) await queryRows(manager, UPDATE_STREAK, { id: r.attempt.deliveryId, delivered: r.deliveredAt !== null });
   }
 
   /** PostgreSQL: every outcome in one UPDATE … FROM unnest(…), lease checked per row. */

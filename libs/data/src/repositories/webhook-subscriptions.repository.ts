@@ -1,8 +1,10 @@
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { queryRows } from '../sql';
-import type { DatabaseKind, WebhookSecretRow, WebhookSubscriptionRow, WebhookSubscriptionsRepository } from '../types';
+import { numberFromDb, queryRows } from '../sql';
+import type { DatabaseKind } from '../database-url';
+import type { WebhookSecretRow, WebhookSubscriptionRow, WebhookSubscriptionsRepository } from './webhook-subscriptions.types';
+import { COOLING } from './webhook-cooling';
 import { atomically, updateWhere } from './write-helpers';
 
 const OLDEST_FIRST = { createdAt: 'ASC', id: 'ASC' } as const;
@@ -57,8 +59,10 @@ export class TypeOrmWebhookSubscriptionsRepository implements WebhookSubscriptio
       .andWhere("s.status = 'active'")
       .orderBy('s.created_at', 'ASC')
       .addOrderBy('s.id', 'ASC');
-    // A revoke holds the row lock until it commits; FOR SHARE waits for it and then sees `revoked`.
-    return (this.kind === 'postgres' ? query.setLock('pessimistic_read') : query).getMany();
+    // A revoke holds FOR UPDATE until it commits; FOR KEY SHARE waits for it and then sees `revoked`.
+    // KEY SHARE, not SHARE: it does not wait for the failure-streak writes of attempt outcomes
+    // (NO KEY UPDATE), which lock several subscriptions at once and would otherwise deadlock with it.
+    return (this.kind === 'postgres' ? query.setLock('for_key_share') : query).getMany();
   }
 
   findMany(ids: string[]): Promise<WebhookSubscriptionRow[]> {
@@ -87,5 +91,18 @@ export class TypeOrmWebhookSubscriptionsRepository implements WebhookSubscriptio
       .orderBy('k.created_at', 'DESC')
       .addOrderBy('k.id', 'DESC')
       .getMany();
+  }
+
+  async failureStreaks(subscriptionIds: string[]): Promise<Map<string, number>> {
+    if (subscriptionIds.length === 0) return new Map();
+    const rows = await queryRows<{ id: string; consecutive_failures: unknown }>(
+      this.manager, 'SELECT id, consecutive_failures FROM webhook_subscriptions WHERE id IN (:...subscriptionIds)', { subscriptionIds },
+    );
+    return new Map(rows.map((row) => [row.id, numberFromDb(row.consecutive_failures)]));
+  }
+
+  async countCooling(): Promise<number> {
+    const [row] = await queryRows<{ count: unknown }>(this.manager, `SELECT count(*) AS count FROM webhook_subscriptions WHERE ${COOLING} AND status = 'active'`, {});
+    return numberFromDb(row?.count ?? 0);
   }
 }

@@ -5,7 +5,7 @@ import https from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { errorMessage } from '@cds/core';
 import type { Config } from '@cds/config';
-import { CHECK_STATUSES, formatSeconds, type Check, type Finding } from '../check';
+import { FINDING_STATUSES, formatSeconds, type Check, type Finding } from '../check';
 import { CHECK_NAMES } from '../check-names';
 
 const TIMEOUT_MS = 5000;
@@ -20,7 +20,7 @@ export function acmeCheck(config: AcmeCheckConfig): Check {
     // A little past the request's own timeout, so its clearer message wins.
     timeoutMs: TIMEOUT_MS + 1000,
     run: async () => {
-      if (config.certIssuer !== 'acme') return { status: CHECK_STATUSES.ok, message: `not used: CERT_ISSUER=${config.certIssuer}` };
+      if (config.certIssuer !== 'acme') return { status: FINDING_STATUSES.ok, message: `not used: CERT_ISSUER=${config.certIssuer}` };
       return directoryFinding(config.acmeDirectoryUrl, config.acmeCaBundle);
     },
   };
@@ -32,16 +32,16 @@ async function directoryFinding(url: string, caBundle: string | null): Promise<F
     try {
       ca = [...rootCertificates, await readFile(caBundle, 'utf8')];
     } catch (error) {
-      return { status: CHECK_STATUSES.fail, message: `ACME_CA_BUNDLE cannot be read: ${errorMessage(error)}` };
+      return { status: FINDING_STATUSES.fail, message: `ACME_CA_BUNDLE cannot be read: ${errorMessage(error)}` };
     }
   }
   let answer: { status: number; body: string };
   try {
     answer = await get(url, ca);
   } catch (error) {
-    return { status: CHECK_STATUSES.fail, message: `${url} did not answer: ${errorMessage(error)}` };
+    return { status: FINDING_STATUSES.fail, message: `${url} did not answer: ${errorMessage(error)}` };
   }
-  if (answer.status !== 200) return { status: CHECK_STATUSES.fail, message: `${url} answered HTTP ${answer.status}` };
+  if (answer.status !== 200) return { status: FINDING_STATUSES.fail, message: `${url} answered HTTP ${answer.status}` };
   let directory: unknown;
   try {
     directory = JSON.parse(answer.body);
@@ -49,8 +49,8 @@ async function directoryFinding(url: string, caBundle: string | null): Promise<F
     directory = null;
   }
   const missing = DIRECTORY_FIELDS.filter((field) => typeof (directory as Record<string, unknown> | null)?.[field] !== 'string');
-  if (missing.length > 0) return { status: CHECK_STATUSES.fail, message: `${url} is not an ACME directory (no ${missing.join(', ')})` };
-  return { status: CHECK_STATUSES.ok, message: `${url} answered with an ACME directory` };
+  if (missing.length > 0) return { status: FINDING_STATUSES.fail, message: `${url} is not an ACME directory (no ${missing.join(', ')})` };
+  return { status: FINDING_STATUSES.ok, message: `${url} answered with an ACME directory` };
 }
 
 function get(url: string, ca: string[] | undefined): Promise<{ status: number; body: string }> {

@@ -3,7 +3,7 @@
 import amqp, { type ChannelModel } from 'amqplib';
 import { errorMessage } from '@cds/core';
 import { serviceQueues } from '@cds/messaging';
-import { CHECK_STATUSES, type Check, type Finding } from '../check';
+import { FINDING_STATUSES, type Check, type Finding } from '../check';
 import { CHECK_NAMES, queueCheckName } from '../check-names';
 import { queueFinding } from '../findings';
 
@@ -20,7 +20,7 @@ export interface BrokerChecks {
 export function brokerChecks(amqpUrl: string | null): BrokerChecks {
   const queues = serviceQueues().map((q) => q.queue);
   if (!amqpUrl) {
-    const inProcess = (message: string): Finding => ({ status: CHECK_STATUSES.ok, message });
+    const inProcess = (message: string): Finding => ({ status: FINDING_STATUSES.ok, message });
     return {
       checks: [
         { name: CHECK_NAMES.broker, timeoutMs: TIMEOUT_MS, run: async () => inProcess('AMQP_URL is unset: the in-process bus is used, no broker is needed') },
@@ -53,7 +53,7 @@ export function brokerChecks(amqpUrl: string | null): BrokerChecks {
         run: async () => {
           const conn = await connect();
           const { product, version } = conn.connection.serverProperties;
-          return { status: CHECK_STATUSES.ok, message: `connected to ${displayUrl(amqpUrl)} (${product} ${version})` };
+          return { status: FINDING_STATUSES.ok, message: `connected to ${displayUrl(amqpUrl)} (${product} ${version})` };
         },
       },
       ...queues.map((queue) => ({ name: queueCheckName(queue), timeoutMs: TIMEOUT_MS, run: () => inspectQueue(connect, queue) })),
@@ -74,7 +74,7 @@ async function inspectQueue(connect: () => Promise<ChannelModel>, queue: string)
   try {
     conn = await connect();
   } catch (error) {
-    return { status: CHECK_STATUSES.fail, message: `broker unreachable: ${errorMessage(error)}` };
+    return { status: FINDING_STATUSES.fail, message: `broker unreachable: ${errorMessage(error)}` };
   }
   const channel = await conn.createChannel();
   channel.on('error', () => undefined); // checkQueue of a missing queue closes the channel and rejects
@@ -82,7 +82,7 @@ async function inspectQueue(connect: () => Promise<ChannelModel>, queue: string)
     return queueFinding(queue, await channel.checkQueue(queue));
   } catch (error) {
     if ((error as { code?: unknown }).code !== AMQP_NOT_FOUND) throw error;
-    return { status: CHECK_STATUSES.warn, message: `queue ${queue} does not exist yet: no bus of this deployment has connected` };
+    return { status: FINDING_STATUSES.warn, message: `queue ${queue} does not exist yet: no bus of this deployment has connected` };
   } finally {
     await channel.close().catch(() => undefined);
   }

@@ -1,7 +1,7 @@
 // Checks answered by the database: reachable, schema current, clock, and the
 // backlogs the services keep there.
 import type { DataStore } from '@cds/data';
-import { CHECK_STATUSES, type Check } from '../check';
+import { FINDING_STATUSES, type Check } from '../check';
 import { CHECK_NAMES } from '../check-names';
 import { certificatesFinding, clockSkewFinding, migrationsFinding, outboxFinding, THRESHOLDS, webhooksFinding } from '../findings';
 
@@ -15,7 +15,7 @@ export function databaseChecks(store: DataStore, now: () => Date): Check[] {
       timeoutMs: TIMEOUT_MS,
       run: async () => {
         await store.ping();
-        return { status: CHECK_STATUSES.ok, message: `${store.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} answered` };
+        return { status: FINDING_STATUSES.ok, message: `${store.kind === 'postgres' ? 'PostgreSQL' : 'SQLite'} answered` };
       },
     },
     {

@@ -1,15 +1,14 @@
 // What every split-mode entry point does first: configuration, logger,
-// database (refusing a schema that is not current) and the RabbitMQ bus; and
-// how a start-up failure ends the process (one line, exit 1).
-import { errorMessage } from '@cds/core';
+// database (refusing a schema that is not current) and the RabbitMQ bus.
 import { loadConfigOrExit, type Config } from '@cds/config';
 import { createDataStore, type DataStore, type DataStoreOptions } from '@cds/data';
-import { createLogger, type Logger } from '@cds/logging';
+import { createLogger } from '@cds/logging';
 import { connectAmqpBus, type AmqpBus } from '@cds/messaging';
 
 export interface SplitService {
   config: Config;
-  logger: Logger;
+  /** The winston logger itself: the API's access log writes at its `http` level. */
+  logger: ReturnType<typeof createLogger>;
   store: DataStore;
   bus: AmqpBus;
 }
@@ -23,12 +22,4 @@ export async function openSplitService(service: string, opts: Pick<DataStoreOpti
   if (!config.amqpUrl) throw new Error('AMQP_URL is required in split mode');
   const bus = await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: service });
   return { config, logger, store, bus };
-}
-
-/** Runs an entry point; a start-up failure prints one line naming the service and exits 1. */
-export function runMain(service: string, main: () => Promise<void>): void {
-  main().catch((err: unknown) => {
-    console.error(`${service} failed to start: ${errorMessage(err)}`);
-    process.exit(1);
-  });
 }

@@ -1,5 +1,5 @@
 // One GET to an origin's health path, as the operator's verify and the
-// checker's origin check send it. No express here: it is plain node:http(s).
+// checker's origin check send it, over plain node:http(s).
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';

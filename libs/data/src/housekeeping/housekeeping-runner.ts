@@ -1,0 +1,214 @@
+// Housekeeping (DECISIONS §9): every HOUSEKEEPING_INTERVAL, the one runner
+// holding the lease deletes what is past retention, table by table, in
+// batches of at most HOUSEKEEPING_BATCH_ROWS rows per statement, each
+// statement its own short transaction, until a batch comes back short.
+// The API process runs it (and so the all-in-one one).
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import {
+  errorMessage,
+  HOUSEKEEPING_LEASE_MS,
+  HOUSEKEEPING_TABLES,
+  isLastBatch,
+  retentionCutoffs,
+  type HousekeepingSettings,
+  type HousekeepingSkip,
+  type HousekeepingTable,
+  type RetentionCutoffs,
+} from '@cds/core';
+import { silentLogger, type Logger } from '@cds/logging';
+import type { DataStore } from '../data-store.types';
+import { HousekeepingLeaseKeeper, LeaseLostError, type LeaseClaim } from './housekeeping-lease';
+
+/**
+ * How a tick ended: `success`, `failure` (a table's statement failed, and the
+ * other tables were pruned; or the lease was lost or could not be read),
+ * `stopped` (shutdown came first), or a skip:
+ * `busy` (another runner holds the lease), `not_due` (a run succeeded less
+ * than an interval ago).
+ */
+export type HousekeepingOutcome = 'success' | 'failure' | 'stopped' | HousekeepingSkip;
+
+export type DeletedRows = Record<HousekeepingTable, number>;
+
+export interface HousekeepingReport {
+  readonly outcome: HousekeepingOutcome;
+  /** Rows deleted by this tick, per table (zeros when it skipped). */
+  readonly deleted: DeletedRows;
+  /** Time the run took; 0 when it skipped. */
+  readonly durationMs: number;
+  /** End of the last successful run anywhere in the deployment, as far as this tick learned; null when unknown. */
+  readonly lastSuccessAt: Date | null;
+}
+
+/** One delete statement, timed on performance.now()'s clock (instrumentation, tests). */
+export interface PruneStatementEvent {
+  readonly table: HousekeepingTable;
+  readonly deleted: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+export interface HousekeepingOptions {
+  store: DataStore;
+  /** HOUSEKEEPING_INTERVAL and the retentions (libs/config's Config has these fields). */
+  settings: HousekeepingSettings;
+  logger?: Logger;
+  /** The clock of cutoffs and the lease. Default: the system clock. */
+  now?: () => Date;
+  /** This runner's name in the lease. Default: a random uuid. */
+  holder?: string;
+  /** Default HOUSEKEEPING_LEASE_MS. */
+  leaseMs?: number;
+  /** Told how every tick ended (the metrics). */
+  onRun?: (report: HousekeepingReport) => void;
+  /** Awaited after each delete statement. */
+  onStatement?: (event: PruneStatementEvent) => void | Promise<void>;
+}
+
+export interface Housekeeping {
+  /** One tick now: takes the lease if free and due, runs, gives it back. Ticks of one runner never overlap. */
+  runOnce(): Promise<HousekeepingReport>;
+  /** No new tick; a run in progress stops after its current statement and gives the lease back. */
+  stop(): Promise<void>;
+}
+
+/** The lease of a run in progress, renewed as the run goes. */
+interface HeldLease {
+  claim: LeaseClaim;
+  /** When it was last written (the `now` clock, epoch ms). */
+  renewedAt: number;
+}
+
+const noRows = (): DeletedRows => Object.fromEntries(HOUSEKEEPING_TABLES.map((table) => [table, 0])) as DeletedRows;
+
+/** A runner without a timer: ticks happen on runOnce (tests, tools). */
+export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
+  const { store, settings } = opts;
+  const logger = opts.logger ?? silentLogger;
+  const now = opts.now ?? (() => new Date());
+  const leaseMs = opts.leaseMs ?? HOUSEKEEPING_LEASE_MS;
+  const keeper = new HousekeepingLeaseKeeper(store, opts.holder ?? randomUUID(), leaseMs);
+  let stopping = false;
+  let chain: Promise<unknown> = Promise.resolve();
+
+  /** Deletes batch after batch of `table` until one comes back short. */
+  async function pruneTable(table: HousekeepingTable, cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<void> {
+    for (;;) {
+      if (stopping) return;
+      const startedAt = performance.now();
+      const rows = await store.run((r) => r.housekeeping.prune(table, cutoffs));
+      const endedAt = performance.now();
+      deleted[table] += rows;
+      await opts.onStatement?.({ table, deleted: rows, startedAt, endedAt });
+      // Renewed a few times per lease, not at every batch: a run of many batches must not lose it.
+      const at = now();
+      if (at.getTime() - lease.renewedAt >= leaseMs / 5) {
+        lease.claim = await keeper.renew(lease.claim, at);
+        lease.renewedAt = at.getTime();
+      }
+      if (isLastBatch(rows)) return;
+    }
+  }
+
+  async function tick(): Promise<HousekeepingReport> {
+    const startedAt = now();
+    const attempt = await keeper.take(startedAt, settings.housekeepingInterval);
+    if (!attempt.taken) {
+      logger.debug('housekeeping run skipped', { reason: attempt.reason });
+      return { outcome: attempt.reason, deleted: noRows(), durationMs: 0, lastSuccessAt: attempt.lastSuccessAt };
+    }
+    const lease: HeldLease = { claim: attempt.claim, renewedAt: startedAt.getTime() };
+    const cutoffs = retentionCutoffs(startedAt, settings);
+    const deleted = noRows();
+    const began = performance.now();
+    // A table that fails does not keep the others from being pruned; a lost lease ends the run.
+    const failed: Partial<Record<HousekeepingTable | 'lease', string>> = {};
+    let lost = false;
+    for (const table of HOUSEKEEPING_TABLES) {
+      try {
+        await pruneTable(table, cutoffs, deleted, lease);
+      } catch (error) {
+        if (error instanceof LeaseLostError) {
+          failed.lease = error.message;
+          lost = true;
+          break;
+        }
+        failed[table] = errorMessage(error);
+      }
+    }
+    let outcome: HousekeepingOutcome = Object.keys(failed).length > 0 ? 'failure' : stopping ? 'stopped' : 'success';
+    let lastSuccessAt = lease.claim.lease.lastSuccessAt;
+    if (!lost) {
+      try {
+        lease.claim = await keeper.release(lease.claim, outcome === 'success' ? { startedAt, endedAt: now() } : null);
+        lastSuccessAt = lease.claim.lease.lastSuccessAt;
+      } catch (error) {
+        // Lost meanwhile, or the database went away: the claim lapses on its own.
+        failed.lease = errorMessage(error);
+        outcome = 'failure';
+      }
+    }
+    const durationMs = performance.now() - began;
+    const fields = { deleted, rows: Object.values(deleted).reduce((sum, n) => sum + n, 0), duration_ms: Math.round(durationMs) };
+    if (outcome === 'failure') logger.error('housekeeping run failed', { ...fields, failed });
+    else logger.info(outcome === 'stopped' ? 'housekeeping run stopped early' : 'housekeeping run finished', fields);
+    return { outcome, deleted, durationMs, lastSuccessAt };
+  }
+
+  async function guardedTick(): Promise<HousekeepingReport> {
+    if (stopping) return { outcome: 'stopped', deleted: noRows(), durationMs: 0, lastSuccessAt: null };
+    let report: HousekeepingReport;
+    try {
+      report = await tick();
+    } catch (error) {
+      // The lease row could not be read or written (database unreachable).
+      logger.error('housekeeping run failed', { failed: { lease: errorMessage(error) } });
+      report = { outcome: 'failure', deleted: noRows(), durationMs: 0, lastSuccessAt: null };
+    }
+    try {
+      opts.onRun?.(report);
+    } catch (error) {
+      logger.warn('housekeeping report hook failed', { error: errorMessage(error) });
+    }
+    return report;
+  }
+
+  return {
+    runOnce() {
+      const next = chain.then(guardedTick);
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    async stop() {
+      stopping = true;
+      await chain;
+    },
+  };
+}
+
+/** A runner that ticks at once and then every HOUSEKEEPING_INTERVAL after each tick ends. */
+export function startHousekeeping(opts: HousekeepingOptions): Housekeeping {
+  const runner = createHousekeeping(opts);
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void runner.runOnce().finally(() => schedule(opts.settings.housekeepingInterval));
+    }, delayMs);
+    timer.unref();
+  };
+  schedule(0);
+
+  return {
+    runOnce: () => runner.runOnce(),
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await runner.stop();
+    },
+  };
+}

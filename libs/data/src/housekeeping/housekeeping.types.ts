@@ -1,0 +1,10 @@
+// The batch deletes of housekeeping (DECISIONS §9; statements in prune-statements.ts).
+import type { HousekeepingTable, RetentionCutoffs } from '@cds/core';
+
+export interface HousekeepingRepository {
+  /**
+   * Deletes at most HOUSEKEEPING_BATCH_ROWS rows of `table` that are past
+   * retention, in one statement; returns how many it deleted.
+   */
+  prune(table: HousekeepingTable, cutoffs: RetentionCutoffs): Promise<number>;
+}

@@ -1,0 +1,18 @@
+// ACME HTTP-01 challenges the edges answer (migration 1760000000300).
+
+export interface AcmeChallengeRow {
+  token: string;
+  hostname: string;
+  keyAuthorization: string;
+  createdAt: Date;
+}
+
+export interface AcmeChallengesRepository {
+  find(token: string): Promise<AcmeChallengeRow | null>;
+  save(row: AcmeChallengeRow): Promise<void>;
+  delete(token: string): Promise<void>;
+  /** Removes challenges created before `before` (orders that never cleaned up); returns how many. */
+  deleteOlderThan(before: Date): Promise<number>;
+  /** Removes challenges whose hostname has no live (undeleted) domain (background clean-up); returns how many. */
+  deleteWithoutLiveDomain(): Promise<number>;
+}

@@ -1,0 +1,35 @@
+// Issued certificates, one per hostname (migration 1760000000300).
+import type { CertIssuer } from '@cds/core';
+
+export interface CertificateRow {
+  hostname: string;
+  domainId: string;
+  issuer: CertIssuer;
+  pemChain: string; // leaf first
+  keySealed: string; // PKCS#8 PEM sealed with DATA_ENCRYPTION_KEY
+  notBefore: Date;
+  notAfter: Date;
+  createdAt: Date;
+}
+
+/** An application's certificates due for renewal (see CertificatesRepository.renewalsDue). */
+export interface RenewalsDue {
+  applicationId: string;
+  due: number;
+}
+
+export interface CertificatesRepository {
+  find(hostname: string): Promise<CertificateRow | null>;
+  /** The certificates of these hostnames (those that have one). */
+  findMany(hostnames: string[]): Promise<CertificateRow[]>;
+  /** Inserts or replaces the hostname's certificate. */
+  save(row: CertificateRow): Promise<void>;
+  delete(hostname: string): Promise<void>;
+  /**
+   * Per application, the certificates expiring by `before` that the checker will renew:
+   * those of live domains, issued to the domain, whose ownership and routing checks pass.
+   */
+  renewalsDue(before: Date): Promise<RenewalsDue[]>;
+  /** Removes the certificates of deleted domains (background clean-up); returns their hostnames. */
+  deleteOfDeletedDomains(): Promise<string[]>;
+}

@@ -1,0 +1,5 @@
+export { boundPort, closeServer, listen } from './http-server';
+export { opsHandler, type HealthState, type OpsMetricsSource } from './ops-handler';
+export { runMain } from './run-main';
+export { onShutdown, SHUTDOWN_DEADLINE_MS, type ShutdownStep } from './shutdown';
+export { openSplitService, type SplitService } from './split-service';
