@@ -1,14 +1,13 @@
 // All-in-one entry point: every service in one process over SQLite and the
 // in-process bus (or PostgreSQL/RabbitMQ when DATABASE_URL/AMQP_URL say so).
 import path from 'node:path';
-import { errorMessage } from '@cds/core';
-import { ensureAllInOneSecrets, loadConfigOrExit } from '@cds/config';
-import { createDataStore, outboxSource } from '@cds/data';
-import { closeServer, listen, onShutdown, opsHandler } from '@cds/http';
+import { loadAllInOneConfig } from '@cds/config';
+import { createDataStore, outboxSource, startHousekeeping } from '@cds/data';
+import { closeServer, listen, onShutdown, opsHandler, runMain } from '@cds/lifecycle';
 import { createLogger } from '@cds/logging';
-import { enableProcessMetrics, processMetricsSource, watchDatabase } from '@cds/metrics';
+import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/messaging';
-import { createApp } from '@cds/api';
+import { createApp, createOperatorApp } from '@cds/api';
 import { startDispatcher } from '@cds/webhook-dispatcher';
 import { startChecker } from '@cds/checker';
 import { startEdgeService } from '@cds/edge-proxy';
@@ -16,31 +15,34 @@ import { startEdgeService } from '@cds/edge-proxy';
 const DATA_DIR = path.resolve('data');
 
 async function main(): Promise<void> {
-  const secrets = ensureAllInOneSecrets(DATA_DIR, process.env);
-  const config = loadConfigOrExit({ mode: 'all-in-one', env: secrets.env });
+  const { config, operatorTokenFile } = loadAllInOneConfig(DATA_DIR);
   const logger = createLogger({ service: 'all-in-one', level: config.logLevel });
   const store = await createDataStore({ url: config.databaseUrl, logger });
   const applied = await store.migrate();
   if (applied.length > 0) logger.info('database migrated', { applied });
   const bus: Bus = config.amqpUrl ? await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'all-in-one' }) : new InProcessBus({ logger });
-  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
+  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger, onSetAside: meteredSetAside() });
+  const housekeeping = startHousekeeping({ store, settings: config, logger, onRun: meteredHousekeeping(config.housekeepingInterval) });
   const dispatcher = await startDispatcher({ config, logger, store, bus });
   const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
 
   enableProcessMetrics();
   watchDatabase(store);
   let accepting = true;
-  const api = await listen(createApp({ config, logger, store, afterCommit: () => relay.kick() }), config.apiPort, config.bindAddress);
+  const apiDeps = { config, logger, store, afterCommit: () => relay.kick() };
+  const api = await listen(createApp(apiDeps), config.apiPort, config.bindAddress);
+  const operatorListeners = config.operatorPort === null ? [] : [await listen(createOperatorApp(apiDeps), config.operatorPort, config.bindAddress)];
   const edge = await startEdgeService({ config, logger, store, bus });
   const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy(), detail: () => edge.detail() }, processMetricsSource), config.metricsPort, config.bindAddress);
 
   const apiUrl = `http://${config.bindAddress}:${config.apiPort}`;
   logger.info('all-in-one started', { api: apiUrl, edge_https: edge.edge.httpsPort, edge_http: edge.edge.httpPort, metrics: config.metricsPort, database: store.kind });
-  const tokenSource = secrets.generated.includes('OPERATOR_TOKEN') || !process.env.OPERATOR_TOKEN ? secrets.operatorTokenFile : 'the OPERATOR_TOKEN variable';
+  const tokenSource = operatorTokenFile ?? 'the OPERATOR_TOKEN variable';
   process.stdout.write(
     `\nCustom Domain Service (all-in-one) is running.\n` +
       `  API:            ${apiUrl}  (OpenAPI: ${apiUrl}/v1/openapi.json)\n` +
       `  Edge:           https://<your domain>:${edge.edge.httpsPort}  (plain HTTP: ${edge.edge.httpPort})\n` +
+      `  Operator API:   http://${config.bindAddress}:${config.operatorPort ?? config.apiPort}/operator/v1\n` +
       `  Operator token: ${tokenSource}\n` +
       `  Health:         http://${config.bindAddress}:${config.metricsPort}/healthz\n\n`,
   );
@@ -48,10 +50,11 @@ async function main(): Promise<void> {
   onShutdown(
     [
       ['readiness off', () => { accepting = false; }],
-      ['stop accepting and drain', () => closeServer(api)],
+      ['stop accepting and drain', async () => { await Promise.all([api, ...operatorListeners].map(closeServer)); }],
       ['stop edge: drain requests, flush counters', () => edge.stop(20_000)],
       ['stop checker', () => checker.stop()],
       ['stop relay', () => relay.stop()],
+      ['stop housekeeping', () => housekeeping.stop()],
       ['stop webhook dispatcher', () => dispatcher.stop()],
       ['close bus', () => bus.close()],
       ['close database', () => store.close()],
@@ -61,7 +64,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(`all-in-one failed to start: ${errorMessage(err)}`);
-  process.exit(1);
-});
+runMain('all-in-one', main);

@@ -44,15 +44,23 @@ function legacyHeaders(): RequestHandler {
   };
 }
 
-/** Which limiter refused: the credential throttles run before a route matches (req.route unset); only recheck and backup limit inside a route. */
+/** Which limiter refused: the credential throttles run before a route matches (req.route unset); recheck, webhook replays and backup limit inside a route. */
 function limiterOf(req: Request): string {
-  if (req.route) return req.originalUrl.startsWith('/operator/') ? 'backup' : 'recheck';
+  if (req.route) return req.originalUrl.startsWith('/operator/') ? 'backup' : req.originalUrl.startsWith('/v1/webhooks/') ? 'webhook_pending' : 'recheck';
   if (req.principal) return 'api_requests';
   return req.originalUrl.startsWith('/operator/') ? 'operator_auth_failures' : 'auth_failures';
 }
 
-/** Builds the API application; never listens, so tests can start it on port 0. */
-export function createApp(deps: ApiDeps): Express {
+/** What every listener of the API is built from: the routes (over one use-case context) and their OpenAPI document. */
+interface ApiParts {
+  v1: Route[];
+  legacy: Route[];
+  operator: Route[];
+  document: Record<string, unknown>;
+  routePaths: string[];
+}
+
+function apiParts(deps: ApiDeps): ApiParts {
   const { config, store } = deps;
   const ctx: UseCaseContext = {
     store,
@@ -70,42 +78,78 @@ export function createApp(deps: ApiDeps): Express {
     ...doctorRoutes({ config, store, amqpUrl: config.amqpUrl, now: ctx.now }),
   ];
   const specs = [openApiSpec, ...v1.map((r) => r.spec), ...operator.map((r) => r.spec), ...NOT_YET_SERVED, ...(config.enableLegacyApi ? legacy.map((r) => r.spec) : [])];
-  const document = buildOpenApi(specs, '/');
+  return { v1, legacy, operator, document: buildOpenApi(specs, '/'), routePaths: specs.map((s) => s.path) };
+}
 
+/** An express app with what every API listener starts with: proxy trust, metrics, request id, access log. */
+function listenerApp(deps: ApiDeps, parts: ApiParts): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
-  app.use(httpMetricsMiddleware({ server: 'api', routes: specs.map((s) => s.path) }), requestId(), accessLog(deps.logger));
+  app.use(httpMetricsMiddleware({ server: 'api', routes: parts.routePaths }), requestId(), accessLog(deps.logger));
+  return app;
+}
 
-  app.get('/v1/openapi.json', (_req, res) => { res.status(200).json(document); });
+/** What every API listener ends with: 404 for the rest, then the contract's error envelope. */
+function closeApp(app: Express, deps: ApiDeps): Express {
+  app.use(notFoundHandler());
+  app.use(limiterRejectionTap('api', limiterOf), errorHandler(deps.logger));
+  return app;
+}
 
-  const auth = applicationAuth({ store, failuresPerMinute: config.v1AuthFailuresPerMinute, now: ctx.now });
+/** /operator/v1: the token check and the operator routes when served here, else 404 `not_found` for every path. */
+function operatorRouter(deps: ApiDeps, routes: readonly Route[], served: boolean): Router {
+  const { config, store } = deps;
+  const router = Router();
+  if (served) {
+    router.use(
+      operatorAuth({ store, configuredToken: config.operatorToken ?? '', allowedCidrs: config.operatorAllowedCidrs, failuresPerMinute: config.operatorAuthFailuresPerMinute, now: deps.now }),
+    );
+    mountRoutes(router, routes, '/operator/v1');
+  }
+  router.use(notFoundHandler());
+  return router;
+}
+
+/**
+ * Builds the API application; never listens, so tests can start it on port 0.
+ * With OPERATOR_PORT set the operator API is not served here (404 on every
+ * `/operator/v1` path) but by `createOperatorApp` on that port.
+ */
+export function createApp(deps: ApiDeps): Express {
+  const { config, store } = deps;
+  const parts = apiParts(deps);
+  const app = listenerApp(deps, parts);
+
+  app.get('/v1/openapi.json', (_req, res) => { res.status(200).json(parts.document); });
+
+  const auth = applicationAuth({ store, failuresPerMinute: config.v1AuthFailuresPerMinute, now: deps.now });
   const v1Router = Router();
   v1Router.use(auth);
-  mountRoutes(v1Router, v1, '/v1');
+  mountRoutes(v1Router, parts.v1, '/v1');
   v1Router.use(notFoundHandler());
   app.use('/v1', v1Router);
 
   if (config.enableLegacyApi) {
     const legacyRouter = Router();
     legacyRouter.use(legacyHeaders(), auth);
-    mountRoutes(legacyRouter, legacy, '/domains');
+    mountRoutes(legacyRouter, parts.legacy, '/domains');
     legacyRouter.use(notFoundHandler());
     app.use('/domains', legacyRouter);
   }
 
-  const operatorRouter = Router();
-  if (config.operatorApiEnabled) {
-    operatorRouter.use(
-      operatorAuth({ store, configuredToken: config.operatorToken ?? '', allowedCidrs: config.operatorAllowedCidrs, failuresPerMinute: config.operatorAuthFailuresPerMinute, now: ctx.now }),
-    );
-    mountRoutes(operatorRouter, operator, '/operator/v1');
-  }
-  operatorRouter.use(notFoundHandler());
-  app.use('/operator/v1', operatorRouter);
+  app.use('/operator/v1', operatorRouter(deps, parts.operator, config.operatorApiEnabled && config.operatorPort === null));
+  return closeApp(app, deps);
+}
 
-  app.use(notFoundHandler());
-  app.use(limiterRejectionTap('api', limiterOf), errorHandler(deps.logger));
-  return app;
+/**
+ * The listener of OPERATOR_PORT: `/operator/v1` alone (404 `not_found`
+ * elsewhere, and everywhere when OPERATOR_API_ENABLED=false). Never listens.
+ */
+export function createOperatorApp(deps: ApiDeps): Express {
+  const parts = apiParts(deps);
+  const app = listenerApp(deps, parts);
+  app.use('/operator/v1', operatorRouter(deps, parts.operator, deps.config.operatorApiEnabled));
+  return closeApp(app, deps);
 }

@@ -1,1 +1,1 @@
-export { createApp, type ApiDeps } from './app';
+export { createApp, createOperatorApp, type ApiDeps } from './app';

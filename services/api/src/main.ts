@@ -1,9 +1,9 @@
 // Split-mode entry point of the API: wiring only.
-import { outboxSource } from '@cds/data';
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
-import { enableProcessMetrics, processMetricsSource, watchDatabase } from '@cds/metrics';
+import { outboxSource, startHousekeeping } from '@cds/data';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
+import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { startOutboxRelay } from '@cds/messaging';
-import { createApp } from './app';
+import { createApp, createOperatorApp } from './app';
 
 /**
  * Every request sends one or two short statements, and many of them touch the
@@ -15,20 +15,25 @@ const POOL_SIZE = 4;
 
 async function main(): Promise<void> {
   const { config, logger, store, bus } = await openSplitService('api', { poolSize: POOL_SIZE });
-  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
+  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger, onSetAside: meteredSetAside() });
+  const housekeeping = startHousekeeping({ store, settings: config, logger, onRun: meteredHousekeeping(config.housekeepingInterval) });
 
   enableProcessMetrics();
   watchDatabase(store);
   let accepting = true;
-  const server = await listen(createApp({ config, logger, store, afterCommit: () => relay.kick() }), config.apiPort, config.bindAddress);
+  const deps = { config, logger, store, afterCommit: () => relay.kick() };
+  const server = await listen(createApp(deps), config.apiPort, config.bindAddress);
+  // OPERATOR_PORT: the operator API on a port of its own, which a deployment keeps internal.
+  const operatorListeners = config.operatorPort === null ? [] : [await listen(createOperatorApp(deps), config.operatorPort, config.bindAddress)];
   const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
-  logger.info('api listening', { address: `http://${config.bindAddress}:${config.apiPort}`, metrics: config.metricsPort });
+  logger.info('api listening', { address: `http://${config.bindAddress}:${config.apiPort}`, operator: config.operatorPort ?? config.apiPort, metrics: config.metricsPort });
 
   onShutdown(
     [
       ['readiness off', () => { accepting = false; }],
-      ['stop accepting and drain', () => closeServer(server)],
+      ['stop accepting and drain', async () => { await Promise.all([server, ...operatorListeners].map(closeServer)); }],
       ['stop relay', () => relay.stop()],
+      ['stop housekeeping', () => housekeeping.stop()],
       ['close bus', () => bus.close()],
       ['close database', () => store.close()],
       ['close ops listener', () => closeServer(ops)],

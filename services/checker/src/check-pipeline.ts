@@ -1,20 +1,21 @@
-// The checker's work on the domains it has leased, in two lanes:
-//   checks:       DNS (ownership, routing) and the origin probe, `concurrency`
-//                 domains at a time; the certificate is judged, not issued;
-//   certificates: issuing for the domains whose first step asked for it, a few
-//                 at a time when no check runs or waits; one at a time and
-//                 spaced out while checks run, so neither lane starves.
+// The checker's work on the domains it has leased: for each, a first step that
+// checks DNS (ownership, routing) and the origin and judges the certificate,
+// and, when the certificate must be issued, a second step that issues it.
+// When each step runs is the lanes' (check-lanes.ts): certificates wait in
+// turns, renewals first and the applications in turn.
 // Every step is written with the check rows, the status transition and the
 // outbox rows in one transaction, many domains per transaction (group
 // commit). A domain stays leased until its last step is written.
 import { errorMessage, CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, type CheckOutcome } from '@cds/core';
 import type { CertificateRow, CheckRunRecord, DataStore, LeasedDomain } from '@cds/data';
-import type { MessagingLogger } from '@cds/messaging';
+import type { Logger } from '@cds/logging';
 import type { ExpiryTracker } from '@cds/metrics';
 import { planCertificate } from './certificate-plan';
+import { AcmeBudgetWait } from './certificates/acme-order-budget';
 import { IssuanceError, type CertificateIssuer } from './certificates/issuer';
 import { renewalDue } from './certificates/renewal';
-import { countAcmeOrder, countChecks, timedCheck } from './checker-metrics';
+import { CheckLanes } from './check-lanes';
+import { countAcmeOrder, countBudgetRefusal, countChecks, timedCheck } from './checker-metrics';
 import type { DnsLookups } from './dns-lookups';
 import { loadOriginContext, observeOrigin, type OriginContext, type OriginProbeSettings } from './observe-origin';
 import { recordStep, type Schedule, type Step } from './run-step';
@@ -28,7 +29,7 @@ export interface PipelineOptions {
   encryptionKey: Buffer;
   schedule: Schedule;
   now: () => Date;
-  logger: MessagingLogger;
+  logger: Logger;
   /** Names this checker in the lease column. */
   checkerId: string;
   /** How long a lease holds without renewal. */
@@ -43,16 +44,10 @@ export interface PipelineOptions {
   seenCertificates?: ExpiryTracker;
 }
 
-/** Domains leased ahead of the checks running, in multiples of `concurrency` (the checker leases a round at a time). */
-const LEASE_AHEAD = 3;
-/** While checks run, certificates start one at a time and at least this far apart. */
-const ISSUE_SPACING_MS = 100;
 /** Steps written together (one statement on PostgreSQL, one transaction on SQLite) at most. */
 const MAX_RECORD_BATCH = 200;
-/** First steps waiting to be written before no more domains are leased. */
-const MAX_UNRECORDED = 2000;
-/** Certificates waiting to be issued in one process before no more domains are leased. */
-const MAX_CERTIFICATES_WAITING = 10_000;
+/** Certificates waiting to be issued: renewals go first (DECISIONS §10), then the applications' first certificates in turn. */
+const ISSUE_PRIORITY = { renewal: 0, first: 1 } as const;
 
 interface Admitted {
   leased: LeasedDomain;
@@ -73,20 +68,17 @@ type Outcomes = { [T in (typeof CHECK_TYPES)[number]]: CheckOutcome<T> };
 export class CheckPipeline {
   /** Every domain whose lease this checker holds, for the heartbeat. */
   readonly held = new Set<string>();
-  private readonly waiting: Admitted[] = [];
-  private readonly toIssue: ToIssue[] = [];
-  private readonly running = new Set<Promise<void>>();
-  /** First steps handed to the recorder and not yet written. */
-  private recording = 0;
-  private dueBehind = false;
-  private lastIssueAt = Number.NEGATIVE_INFINITY;
-  private issueTimer: NodeJS.Timeout | null = null;
-  private checking = 0;
-  private issuing = 0;
-  private stopped = false;
+  private readonly lanes: CheckLanes<Admitted, ToIssue>;
   private readonly recorder: GroupCommit<CheckRunRecord, boolean>;
 
-  constructor(private readonly opts: PipelineOptions, private readonly onCapacity: () => void) {
+  constructor(private readonly opts: PipelineOptions, onCapacity: () => void) {
+    this.lanes = new CheckLanes<Admitted, ToIssue>(
+      { checks: opts.concurrency, certificates: opts.certificateConcurrency },
+      {
+        check: (item) => this.check(item), issue: (item) => this.issue(item), settled: onCapacity,
+        issueTurn: (item) => ({ priority: item.existing ? ISSUE_PRIORITY.renewal : ISSUE_PRIORITY.first, group: item.step.domain.applicationId }),
+      },
+    );
     this.recorder = new GroupCommit(async (records) => {
       const written = new Set(await opts.store.run((r) => r.checkRuns.record(records, opts.checkerId)));
       if (records.some((record) => written.has(record.domainId) && record.messages.length > 0)) opts.afterCommit?.();
@@ -94,20 +86,14 @@ export class CheckPipeline {
     }, MAX_RECORD_BATCH);
   }
 
-  /**
-   * How many more leased domains to take now: enough for three rounds of checks
-   * ahead, none while too many steps wait to be written or certificates to be
-   * issued.
-   */
+  /** How many more leased domains to take now (the lanes' word). */
   capacity(): number {
-    if (this.recording >= MAX_UNRECORDED || this.toIssue.length >= MAX_CERTIFICATES_WAITING) return 0;
-    return LEASE_AHEAD * this.opts.concurrency - (this.waiting.length + this.checking);
+    return this.lanes.capacity();
   }
 
   /** The scheduler's word on whether more domains are due than it could lease: certificates wait for them. */
   moreDue(more: boolean): void {
-    this.dueBehind = more;
-    if (!more) this.pump();
+    this.lanes.moreDue(more);
   }
 
   /**
@@ -116,7 +102,7 @@ export class CheckPipeline {
    */
   async admit(leased: LeasedDomain[]): Promise<void> {
     if (leased.length === 0) return;
-    if (this.stopped) return this.giveBack(leased.map((l) => l.domain.id), null);
+    if (this.lanes.stopped) return this.giveBack(leased.map((l) => l.domain.id), null);
     // One read of the origin per application and batch.
     const origins = new Map<string, Promise<OriginContext | null>>();
     const originOf = (applicationId: string) => {
@@ -128,63 +114,21 @@ export class CheckPipeline {
       }
       return found;
     };
+    const admitted: Admitted[] = [];
     const done = leased.map((l) => new Promise<void>((resolve) => {
       this.held.add(l.domain.id);
-      this.waiting.push({ leased: l, origin: originOf(l.domain.applicationId), recorded: resolve });
+      admitted.push({ leased: l, origin: originOf(l.domain.applicationId), recorded: resolve });
     }));
-    this.pump();
+    this.lanes.queueChecks(admitted);
     await Promise.all(done);
   }
 
   /** Stops taking work: domains not started are given back at once; steps under way finish. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.issueTimer) clearTimeout(this.issueTimer);
-    const unstarted = [...this.waiting.splice(0).map((item) => { item.recorded(); return item.leased.domain.id; }), ...this.toIssue.splice(0).map((item) => item.step.domain.id)];
-    if (unstarted.length > 0) await this.giveBack(unstarted, null);
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
-  }
-
-  private pump(): void {
-    while (!this.stopped && this.checking < this.opts.concurrency && this.waiting.length > 0) {
-      const item = this.waiting.shift() as Admitted;
-      this.checking += 1;
-      this.track(this.check(item).finally(() => {
-        this.checking -= 1;
-      }));
-    }
-    while (!this.stopped && this.issuing < this.opts.certificateConcurrency && this.toIssue.length > 0) {
-      // Checks go first: while they run, certificates go one at a time, spaced out.
-      const checksBusy = this.dueBehind || this.waiting.length > 0 || this.checking > 0;
-      if (checksBusy && (this.issuing > 0 || performance.now() - this.lastIssueAt < ISSUE_SPACING_MS)) {
-        this.wakeForIssue();
-        break;
-      }
-      const oldest = this.toIssue.shift() as ToIssue;
-      this.lastIssueAt = performance.now();
-      this.issuing += 1;
-      this.track(this.issue(oldest).finally(() => {
-        this.issuing -= 1;
-      }));
-    }
-  }
-
-  /** Looks again when the spacing between certificates has passed (nothing else may wake the lanes meanwhile). */
-  private wakeForIssue(): void {
-    if (this.issueTimer || this.issuing > 0) return;
-    this.issueTimer = setTimeout(() => {
-      this.issueTimer = null;
-      this.pump();
-    }, ISSUE_SPACING_MS);
-  }
-
-  private track(work: Promise<void>): void {
-    this.running.add(work);
-    void work.finally(() => {
-      this.running.delete(work);
-      this.pump();
-      if (!this.stopped) this.onCapacity();
-    });
+    const unstarted = this.lanes.stop();
+    const ids = [...unstarted.checks.map((item) => { item.recorded(); return item.leased.domain.id; }), ...unstarted.issues.map((item) => item.step.domain.id)];
+    if (ids.length > 0) await this.giveBack(ids, null);
+    await this.lanes.drain();
   }
 
   /** The first step: DNS, origin, the certificate judged. */
@@ -216,24 +160,20 @@ export class CheckPipeline {
         continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
       });
       // Written in the background: the slot goes to the next domain at once.
-      this.recording += 1;
-      this.track(this.recorder.add(step.record).then(
+      this.lanes.addWrite(this.recorder.add(step.record).then(
         (written) => {
           if (!written) {
             // Deleted meanwhile, or the lease was lost: nothing of this run is kept.
             this.seeCertificate(domain.id, null);
             this.held.delete(domain.id);
           } else if (plan.issue) {
-            this.toIssue.push({ step, checkCount, startedAt, existing });
+            this.lanes.queueIssue({ step, checkCount, startedAt, existing });
           } else {
             this.held.delete(domain.id);
           }
         },
         (err: unknown) => this.giveBack([domain.id], err),
-      ).finally(() => {
-        this.recording -= 1;
-        item.recorded();
-      }));
+      ).finally(() => item.recorded()));
     } catch (err) {
       await this.giveBack([domain.id], err);
       item.recorded();
@@ -248,8 +188,9 @@ export class CheckPipeline {
       const acme = opts.issuer.kind === 'acme';
       let outcome: CheckOutcome<'certificate'>;
       let issued: CertificateRow | null = null;
+      let checkBy: Date | null = null;
       try {
-        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null));
+        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null, domain.applicationId));
         if (acme) countAcmeOrder(null);
         issued = {
           hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,
@@ -257,19 +198,28 @@ export class CheckPipeline {
         };
         outcome = { status: 'passing', errorCode: null, message: null };
       } catch (err) {
-        const code = err instanceof IssuanceError ? err.code : 'certificate_issuance_failed';
-        if (acme) countAcmeOrder(code);
-        const message = errorMessage(err);
-        opts.logger.warn('certificate issuance failed', { domain_id: domain.id, hostname: domain.hostname, code, error: message });
-        // A renewal that fails leaves a still valid certificate passing.
+        // A renewal that fails or waits leaves a still valid certificate passing.
         const stillValid = item.existing ? evaluateCertificate(item.existing, opts.now()) : null;
-        outcome = stillValid?.status === 'passing' ? stillValid : { status: 'failing', errorCode: code, message };
+        const kept = stillValid?.status === 'passing' ? stillValid : null;
+        if (err instanceof AcmeBudgetWait) {
+          // Nothing was sent to the CA: the certificate waits, saying so, and is tried again by the end of the hour at the latest.
+          countBudgetRefusal(err.refusal.scope);
+          opts.logger.debug('certificate waits for ACME order budget', { domain_id: domain.id, hostname: domain.hostname, scope: err.refusal.scope, ordered: err.refusal.ordered });
+          outcome = kept ?? { status: 'pending', errorCode: null, message: err.message };
+          checkBy = err.refusal.resetAt;
+        } else {
+          const code = err instanceof IssuanceError ? err.code : 'certificate_issuance_failed';
+          if (acme) countAcmeOrder(code);
+          const message = errorMessage(err);
+          opts.logger.warn('certificate issuance failed', { domain_id: domain.id, hostname: domain.hostname, code, error: message });
+          outcome = kept ?? { status: 'failing', errorCode: code, message };
+        }
       }
       countChecks({ certificate: outcome });
       this.seeCertificate(domain.id, issued?.notAfter ?? item.existing?.notAfter ?? null);
       const step = recordStep({
         domain, checkCount: item.checkCount, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt, now: opts.now(),
-        counted: false, continuesUntil: null, issued, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
+        counted: false, continuesUntil: null, checkBy, issued, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
       });
       await this.recorder.add(step.record);
       this.held.delete(domain.id);

@@ -1,10 +1,10 @@
 // The checker's metrics: checks by type and result with their duration, ACME
-// orders and their failures, and the earliest expiry among the live
+// orders and their failures, orders held back by the order budget, and the earliest expiry among the live
 // certificates its runs saw (those of domains whose DNS checks pass: the ones
 // traffic reaches and the checker renews). Every known label set is present at
 // zero from the start, so a dashboard or an alert finds its series before the
 // first check.
-import { CHECK_STATUSES, CHECK_TYPES, type CheckOutcome, type CheckType } from '@cds/core';
+import { ACME_BUDGET_SCOPES, CHECK_STATUSES, CHECK_TYPES, type AcmeBudgetScope, type CheckOutcome, type CheckType } from '@cds/core';
 import { checkerMetrics, ExpiryTracker, watchCertificateExpiry } from '@cds/metrics';
 import type { IssuanceError } from './certificates/issuer';
 
@@ -20,6 +20,7 @@ export function initCheckerMetrics(): void {
   }
   for (const result of Object.values(ACME_ORDER_RESULTS)) m.acmeOrders.inc({ result }, 0);
   for (const reason of ACME_FAILURE_REASONS) m.acmeFailures.inc({ reason }, 0);
+  for (const scope of Object.values(ACME_BUDGET_SCOPES)) m.acmeBudgetRefusals.inc({ scope }, 0);
 }
 
 /** Runs one check's work and observes how long it took, failed or not. */
@@ -46,6 +47,11 @@ export function countAcmeOrder(failure: IssuanceError['code'] | null): void {
   const m = checkerMetrics();
   m.acmeOrders.inc({ result: failure ? ACME_ORDER_RESULTS.failed : ACME_ORDER_RESULTS.issued });
   if (failure) m.acmeFailures.inc({ reason: failure });
+}
+
+/** One order held back by the ACME order budget, by the scope that had no slot left. */
+export function countBudgetRefusal(scope: AcmeBudgetScope): void {
+  checkerMetrics().acmeBudgetRefusals.inc({ scope });
 }
 
 /**

@@ -3,11 +3,12 @@
 // domains, so two replicas never check one domain at the same time. The work
 // on leased domains is the check pipeline's.
 import { randomUUID } from 'node:crypto';
-import { errorMessage } from '@cds/core';
+import { errorMessage, QUEUES, ROUTING_KEYS } from '@cds/core';
 import type { Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
-import { trustedCasWithBundle } from '@cds/http';
-import type { Bus, Delivery, MessagingLogger, Subscription } from '@cds/messaging';
+import { trustedCasWithBundle } from '@cds/outbound';
+import type { Logger } from '@cds/logging';
+import type { Bus, ReceivedMessage, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { CertificateIssuer } from './certificates/issuer';
 import { AcmeIssuer } from './certificates/acme-issuer';
@@ -17,11 +18,11 @@ import { initCheckerMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
 
 /** The durable queue of `domain.check.requested`, shared by checker replicas. */
-export const CHECKER_QUEUE = 'checker';
+export const CHECKER_QUEUE = QUEUES.checker;
 
 export interface CheckerDeps {
   config: Config;
-  logger: MessagingLogger;
+  logger: Logger;
   store: DataStore;
   bus: Bus;
   now?: () => Date;
@@ -63,6 +64,7 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
   return new AcmeIssuer({
     store, encryptionKey: config.dataEncryptionKey, directoryUrl: config.acmeDirectoryUrl, email: config.acmeEmail,
     caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}),
+    orderBudget: { perHour: config.acmeOrdersPerHour, perApplicationPerHour: config.acmeOrdersPerApplicationPerHour },
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
       hostname, error: errorMessage(err),
     }),
@@ -177,11 +179,11 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
 
   const subscription: Subscription = await bus.subscribe({
     queue: CHECKER_QUEUE,
-    routingKeys: ['domain.check.requested'],
+    routingKeys: [ROUTING_KEYS.domainCheckRequested],
     prefetch: concurrency,
     onDeadLetter: meteredDeadLetters(CHECKER_QUEUE),
-    handler: meteredHandler(CHECKER_QUEUE, async (message: Delivery) => {
-      if (message.routingKey !== 'domain.check.requested' || stopped) return;
+    handler: meteredHandler(CHECKER_QUEUE, async (message: ReceivedMessage) => {
+      if (message.routingKey !== ROUTING_KEYS.domainCheckRequested || stopped) return;
       const at = now();
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.

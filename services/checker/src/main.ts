@@ -1,13 +1,13 @@
 // Split-mode entry point of the checker: wiring only.
 import { outboxSource } from '@cds/data';
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
-import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
+import { enableProcessMetrics, meteredSetAside, processMetricsSource } from '@cds/metrics';
 import { startOutboxRelay } from '@cds/messaging';
 import { startChecker } from './checker';
 
 async function main(): Promise<void> {
   const { config, logger, store, bus } = await openSplitService('checker');
-  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger });
+  const relay = startOutboxRelay({ source: outboxSource(store), bus, logger, onSetAside: meteredSetAside() });
   const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
 
   enableProcessMetrics();

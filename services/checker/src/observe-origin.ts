@@ -2,7 +2,7 @@
 // customer's hostname as Host and a fresh assertion (DECISIONS §2, §4).
 import { ASSERTION_HEADER, decryptSecret, selectSigningKey, signAssertion, type OriginObservation } from '@cds/core';
 import type { ApplicationRow, AssertionKeyRow, DataStore, DomainRow, OriginRow } from '@cds/data';
-import { ORIGIN_PROBE_TIMEOUT_MS, probeOrigin, probeTarget } from '@cds/http';
+import { ORIGIN_PROBE_TIMEOUT_MS, probeOrigin, probeTarget } from '@cds/outbound';
 
 export interface OriginProbeSettings {
   encryptionKey: Buffer;

@@ -1,4 +1,4 @@
-import { CERTIFICATE_ISSUING_MESSAGE, type CheckOutcome } from '@cds/core';
+import { CERTIFICATE_ISSUING_MESSAGE, ROUTING_KEYS, type CheckOutcome } from '@cds/core';
 import type { CertificateRow, CheckRow, DomainRow } from '@cds/data';
 import { recordStep, type StepInput } from './run-step';
 
@@ -44,10 +44,10 @@ describe('recordStep', () => {
       ['ownership', 'passing', at(1000)], ['routing', 'passing', at(1000)], ['certificate', 'passing', at(3000)], ['origin', 'passing', at(1000)],
     ]);
     const [event, status, cert] = second.record.messages;
-    expect(event?.routingKey).toBe('event.emitted');
+    expect(event?.routingKey).toBe(ROUTING_KEYS.eventEmitted);
     expect(event?.payload).toMatchObject({ type: 'domain.ready', application_id: domain.applicationId, data: { domain: { id: domain.id, status: 'ready', metadata: { plan: 'pro' } } } });
     expect((event?.payload as { data: { domain: { checks: Array<{ status: string }> } } }).data.domain.checks.map((c) => c.status)).toEqual(['passing', 'passing', 'passing', 'passing']);
-    expect(status).toEqual({ routingKey: 'domain.changed', payload: { domain_id: domain.id, hostname: domain.hostname, application_id: domain.applicationId, change: 'status' } });
+    expect(status).toEqual({ routingKey: ROUTING_KEYS.domainChanged, payload: { domain_id: domain.id, hostname: domain.hostname, application_id: domain.applicationId, change: 'status' } });
     expect(cert?.payload).toMatchObject({ change: 'certificate' });
   });
 
@@ -60,6 +60,13 @@ describe('recordStep', () => {
     expect(step.record.checks.find((c) => c.type === 'ownership')).toMatchObject({ status: 'failing', errorCode: 'txt_record_not_found', nextCheckAt: at(601_000) });
     expect(step.record.checks.find((c) => c.type === 'routing')?.nextCheckAt).toBeNull();
     expect(step.record.messages.map((m) => (m.payload as { type?: string; change?: string }).type ?? (m.payload as { change: string }).change)).toEqual(['domain.attention_required', 'status']);
+  });
+
+  test('a step with a time to be checked by: the earlier of it and the schedule', () => {
+    const waiting: CheckOutcome<'certificate'> = { status: 'pending', errorCode: null, message: 'The certificate waits for ACME order budget: …' };
+    const step = (checkBy: Date) => recordStep(input({ observed: { certificate: waiting }, counted: false, checkBy })).record.nextCheckAt;
+    expect(step(at(30_000))).toEqual(at(30_000));
+    expect(step(at(3_600_000))).toEqual(at(1000 + 60_000));
   });
 
   test('nothing changed: no messages and updated_at kept; the pending schedule follows the number of runs', () => {

@@ -5,9 +5,11 @@
 // as they stand after it (DECISIONS §2, the spec's transition table).
 import {
   CHECK_TYPES,
+  DOMAIN_CHANGES,
   domainEvent,
   nextCheckDelayMs,
   nextStatus,
+  ROUTING_KEYS,
   toDomainResource,
   type CheckOutcome,
   type CheckType,
@@ -34,6 +36,8 @@ export interface StepInput {
   counted: boolean;
   /** More of the run follows: the lease is kept and the domain is due again when it runs out (a checker that dies mid-run). */
   continuesUntil: Date | null;
+  /** The next check is at this time at the latest (a certificate waiting for ACME order budget: when the hour ends). */
+  checkBy?: Date | null;
   /** A certificate this step issued. */
   issued: CertificateRow | null;
   schedule: Schedule;
@@ -72,8 +76,8 @@ export function recordStep(input: StepInput): Step {
   const allPassing = rows.every((row) => row.status === 'passing');
   const transition = nextStatus(domain.status, allPassing);
   const status = transition.status as CheckRunRecord['status'];
-  const nextCheckAt = input.continuesUntil
-    ?? new Date(now.getTime() + nextCheckDelayMs(status, input.checkCount + 1, input.schedule.pending, input.schedule.live));
+  const scheduled = new Date(now.getTime() + nextCheckDelayMs(status, input.checkCount + 1, input.schedule.pending, input.schedule.live));
+  const nextCheckAt = input.continuesUntil ?? (input.checkBy && input.checkBy < scheduled ? input.checkBy : scheduled);
   const checks = rows.map((row) => ({ ...row, nextCheckAt: row.status === 'failing' ? nextCheckAt : null }));
 
   const statusChanged = status !== domain.status;
@@ -82,11 +86,11 @@ export function recordStep(input: StepInput): Step {
 
   const messages: OutboxMessage[] = [];
   if (transition.event) {
-    messages.push({ routingKey: 'event.emitted', payload: domainEvent(transition.event, domain.applicationId, toDomainResource(after, checks, input.edgeTarget), now) });
+    messages.push({ routingKey: ROUTING_KEYS.eventEmitted, payload: domainEvent(transition.event, domain.applicationId, toDomainResource(after, checks, input.edgeTarget), now) });
   }
   const ref = { domain_id: domain.id, hostname: domain.hostname, application_id: domain.applicationId };
-  if (statusChanged) messages.push({ routingKey: 'domain.changed', payload: { ...ref, change: 'status' } });
-  if (input.issued) messages.push({ routingKey: 'domain.changed', payload: { ...ref, change: 'certificate' } });
+  if (statusChanged) messages.push({ routingKey: ROUTING_KEYS.domainChanged, payload: { ...ref, change: DOMAIN_CHANGES.status } });
+  if (input.issued) messages.push({ routingKey: ROUTING_KEYS.domainChanged, payload: { ...ref, change: DOMAIN_CHANGES.certificate } });
 
   return {
     record: {

@@ -5,7 +5,7 @@
 // of a proxied request's CPU time.
 import { Gauge } from 'prom-client';
 import { edgeMetrics, limiterMetrics, registry, setEdgeCollect } from '@cds/metrics';
-import type { EdgeObserver } from './edge-server';
+import type { EdgeObserver } from './edge-observer';
 import { PROXY_LIMITS } from './proxy-limiter';
 
 export const CONTROL_PLANE_METRIC = 'cds_edge_control_plane_reachable';

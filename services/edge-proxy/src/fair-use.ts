@@ -14,7 +14,7 @@ import { fairUseMessage, fairUseNoticeKey, isOverFairUse, monthStartDay, utcDay,
 
 export interface FairUseWatchDeps {
   store: DataStore;
-  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  logger: Logger;
   /** `SMTP_URL`; null: notices are logged and recorded, not sent. */
   smtpUrl: string | null;
   /** `SMTP_FROM`; null: DEFAULT_FROM. */

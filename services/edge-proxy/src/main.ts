@@ -1,5 +1,5 @@
 // Split-mode entry point of the edge proxy: wiring only.
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { startEdgeService } from './edge-service';
 

@@ -3,13 +3,14 @@
 // RefreshingCache. Entries are dropped by the `domain.changed` fan-out and
 // refreshed on their own after a few seconds, so origin, limit and key
 // changes, which have no fan-out, reach every edge within the hard TTL too.
-import type { ApplicationLimits, DataStore, DomainStatus } from '@cds/data';
+import type { DomainStatus, Limits } from '@cds/core';
+import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
 
 export interface RouteApplication {
   id: string;
   slug: string;
-  limits: ApplicationLimits;
+  limits: Limits;
 }
 
 export interface DomainRoute {

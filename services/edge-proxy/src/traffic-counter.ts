@@ -6,11 +6,9 @@ import { errorMessage } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 
-export type TrafficLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
-
 export interface TrafficCounterDeps {
   store: DataStore;
-  logger: TrafficLogger;
+  logger: Logger;
   /** Delay between flushes; default 5000. */
   flushIntervalMs?: number;
   now?: () => Date;

@@ -4,12 +4,18 @@
 // slot plus the longest attempt, so no other replica takes a delivery while
 // this one holds it; a dispatcher that dies loses only its leases, which fall
 // due again when they run out. A restart loses nothing.
+// Sending is shared between subscriptions (DECISIONS §10): each lease takes
+// every due subscription's earliest deliveries, at most twice its slots (what
+// runs and as many waiting), and the waiting line serves subscriptions in turn
+// (FairQueue), at most WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION running, one
+// while the subscription is cooling.
 import { randomUUID } from 'node:crypto';
-import { errorMessage, decryptSecret, GroupCommit, retryDelayAfter, type DeliveryState } from '@cds/core';
+import { errorMessage, decryptSecret, GroupCommit, isCooling, retryDelayAfter, type DeliveryState } from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
-import type { MessagingLogger } from '@cds/messaging';
+import type { Logger } from '@cds/logging';
 import { countAttempt } from './dispatcher-metrics';
 import type { FanOutLease, FanOutResult } from './fan-out';
+import { FairQueue, type DeferralReason } from './fair-queue';
 import { sendDelivery, type AttemptOutcome, type SendOptions } from './send-delivery';
 
 /** Beyond the attempt timeouts: time to write the outcome before the lease may be taken over. */
@@ -24,9 +30,13 @@ export interface DeliveryWorkerOptions {
   retrySchedule: readonly number[];
   /** Attempts running at once; as many more are leased ahead, waiting for a slot. */
   concurrency: number;
+  /** Attempts of one subscription running at once (default: `concurrency`, no cap of its own). */
+  maxInFlightPerSubscription?: number;
+  /** Leased deliveries that waited for their subscription's turn while a slot was free (the fairness metric). */
+  onDeferred?: (count: number, reason: DeferralReason) => void;
   /** Look for due deliveries at least this often (other replicas' retries, API replays). */
   pollIntervalMs: number;
-  logger: MessagingLogger;
+  logger: Logger;
   now: () => Date;
 }
 
@@ -39,8 +49,12 @@ interface Leased {
 
 export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
-  /** Leased deliveries waiting for a free slot. */
-  private readonly ready: Leased[] = [];
+  /** Give-backs still being written. */
+  private readonly givingBack = new Set<Promise<void>>();
+  /** Leased deliveries waiting for a free slot, by subscription. */
+  private readonly queue: FairQueue<Leased>;
+  /** Deliveries of one subscription held at most: as many waiting as may run. */
+  private readonly perSubscription: number;
   private readonly outcomes: GroupCommit<WebhookAttemptResult, boolean>;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -49,6 +63,9 @@ export class DeliveryWorker {
   private stopped = false;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
+    const maxInFlight = opts.maxInFlightPerSubscription ?? opts.concurrency;
+    this.queue = new FairQueue<Leased>({ maxInFlight, ...(opts.onDeferred ? { onDeferred: opts.onDeferred } : {}) });
+    this.perSubscription = 2 * maxInFlight;
     this.outcomes = new GroupCommit(async (results) => {
       const written = new Set(await opts.store.run((r) => r.webhookDeliveries.recordAttempts(results)));
       return results.map((result) => written.has(result.attempt.deliveryId));
@@ -72,15 +89,41 @@ export class DeliveryWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.passing;
-    const unsent = this.ready.splice(0).map(({ delivery, leaseId }) => ({ deliveryId: delivery.id, leaseId }));
-    if (unsent.length > 0) {
-      const at = this.opts.now();
-      // Due at once for another dispatcher; if this fails, the leases simply run out.
-      await this.opts.store.transaction((r) => r.webhookDeliveries.releaseLeases(unsent, at)).catch((err: unknown) => {
-        this.opts.logger.warn('could not give back leased webhook deliveries', { count: unsent.length, error: errorMessage(err) });
-      });
-    }
+    this.giveBack(this.queue.drain());
     await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.givingBack]);
+  }
+
+  /**
+   * Leased deliveries this worker will not send, due at once for any
+   * dispatcher (then it looks for due ones again); if this fails, the leases
+   * simply run out.
+   */
+  private giveBack(unsent: Leased[]): void {
+    if (unsent.length === 0) return;
+    const leases = unsent.map(({ delivery, leaseId }) => ({ deliveryId: delivery.id, leaseId }));
+    const at = this.opts.now();
+    const writing = this.opts.store
+      .transaction((r) => r.webhookDeliveries.releaseLeases(leases, at))
+      .then(() => this.kick())
+      .catch((err: unknown) => {
+        this.opts.logger.warn('could not give back leased webhook deliveries', { count: leases.length, error: errorMessage(err) });
+      })
+      .finally(() => this.givingBack.delete(writing));
+    this.givingBack.add(writing);
+  }
+
+  /** Queues leased deliveries by subscription; a cooling one keeps one, the others are given back. */
+  private enqueue(leased: Leased[], streaks: ReadonlyMap<string, number>, readAt: number): void {
+    const bySubscription = new Map<string, Leased[]>();
+    for (const item of leased) {
+      const list = bySubscription.get(item.delivery.subscriptionId) ?? [];
+      list.push(item);
+      bySubscription.set(item.delivery.subscriptionId, list);
+    }
+    const back: Leased[] = [];
+    for (const [subscriptionId, items] of bySubscription) back.push(...this.queue.add(subscriptionId, items, streaks.get(subscriptionId) ?? 0, readAt));
+    this.giveBack(back);
   }
 
   private wakeIn(delayMs: number): void {
@@ -121,9 +164,12 @@ export class DeliveryWorker {
 
   private startReady(): void {
     while (!this.stopped && this.inFlight.size < this.opts.concurrency) {
-      const next = this.ready.shift();
+      const next = this.queue.take();
       if (!next) return;
-      const run = this.attempt(next);
+      // The outcome is written before the queue hears of it (FairQueue.mark).
+      const run = this.attempt(next.item).catch(() => null).then((delivered) => {
+        this.giveBack(this.queue.finish(next.subscriptionId, delivered));
+      });
       this.inFlight.add(run);
       void run.finally(() => {
         this.inFlight.delete(run);
@@ -132,35 +178,55 @@ export class DeliveryWorker {
     }
   }
 
+  /** How many more deliveries this worker takes now: the slots, and as many waiting. */
+  private room(): number {
+    return this.stopped ? 0 : Math.max(0, 2 * this.opts.concurrency - this.inFlight.size - this.queue.waiting);
+  }
+
   /** Leases due deliveries until the slots and the waiting line are full, or none is due. */
   private async claim(): Promise<void> {
     const { store, concurrency } = this.opts;
     while (!this.stopped) {
-      // Lease ahead only once the waiting line is down to half, then in one batch.
-      if (this.ready.length > concurrency / 2) return;
-      const room = 2 * concurrency - this.inFlight.size - this.ready.length;
+      // Lease ahead only once what could start is down to half, then in one batch.
+      if (this.queue.runnable() > concurrency / 2) return;
+      const room = this.room();
       if (room <= 0) return;
       const now = this.opts.now();
       const leaseId = randomUUID();
       const leaseUntil = this.leaseEnd(now);
-      const claimed = await store.run((r) => r.webhookDeliveries.claimDue(now, room, leaseId, leaseUntil));
+      const readAt = this.queue.mark();
+      const shares = { perSubscription: this.perSubscription, held: this.queue.held() };
+      const claimed = await store.run((r) => r.webhookDeliveries.claimDue(now, room, leaseId, leaseUntil, shares));
       if (claimed.length === 0) return;
-      this.ready.push(...(await this.withTargets(claimed, leaseId, now)));
+      const { leased, streaks } = await this.withTargets(claimed, leaseId, now);
+      this.enqueue(leased, streaks, readAt);
       this.startReady();
+      // Fewer than asked: nothing more is due, or what is due waits for its subscription's turn.
       if (claimed.length < room) return;
     }
   }
 
-  /** A lease for new deliveries the fan-out writes: how many this worker can take now, and until when it holds them. */
+  /**
+   * A lease for new deliveries the fan-out writes: how many this worker can
+   * take now, of each subscription (none of a cooling one: the next lease gives
+   * its one turn), and until when it holds them.
+   */
   leaseForNew(): FanOutLease {
     const now = this.opts.now();
-    return { leaseId: randomUUID(), leaseUntil: this.leaseEnd(now), room: this.stopped ? 0 : Math.max(0, 2 * this.opts.concurrency - this.inFlight.size - this.ready.length) };
+    const held = this.queue.held();
+    return {
+      leaseId: randomUUID(),
+      leaseUntil: this.leaseEnd(now),
+      room: this.room(),
+      roomOf: (subscriptionId, failures) => (isCooling(failures) ? 0 : Math.max(0, this.perSubscription - (held.get(subscriptionId) ?? 0))),
+      readAt: this.queue.mark(),
+    };
   }
 
   /** Deliveries the fan-out wrote leased to this worker: sent without being read back. */
-  adopt(leaseId: string, leased: FanOutResult['leased']): void {
+  adopt(lease: FanOutLease, leased: FanOutResult['leased']): void {
     if (leased.deliveries.length === 0) return;
-    this.ready.push(...this.targeted(leased.deliveries, leaseId, leased.subscriptions, leased.secrets));
+    this.enqueue(this.targeted(leased.deliveries, lease.leaseId, leased.subscriptions, leased.secrets), leased.failureStreaks, lease.readAt ?? this.queue.mark());
     this.startReady();
   }
 
@@ -168,13 +234,14 @@ export class DeliveryWorker {
     return new Date(now.getTime() + 2 * this.opts.send.timeoutMs + LEASE_MARGIN_MS);
   }
 
-  private async withTargets(deliveries: WebhookDeliveryRow[], leaseId: string, now: Date): Promise<Leased[]> {
+  private async withTargets(deliveries: WebhookDeliveryRow[], leaseId: string, now: Date): Promise<{ leased: Leased[]; streaks: Map<string, number> }> {
     const ids = [...new Set(deliveries.map((d) => d.subscriptionId))];
-    const [subscriptions, secrets] = await this.opts.store.run(async (r) => [
+    const [subscriptions, secrets, streaks] = await this.opts.store.run(async (r) => [
       await r.webhookSubscriptions.findMany(ids),
       await r.webhookSubscriptions.signingSecrets(ids, now),
+      await r.webhookSubscriptions.failureStreaks(ids),
     ] as const);
-    return this.targeted(deliveries, leaseId, subscriptions, secrets);
+    return { leased: this.targeted(deliveries, leaseId, subscriptions, secrets), streaks };
   }
 
   private targeted(deliveries: WebhookDeliveryRow[], leaseId: string, subscriptions: WebhookSubscriptionRow[], secrets: WebhookSecretRow[]): Leased[] {
@@ -190,9 +257,10 @@ export class DeliveryWorker {
     }));
   }
 
-  private async attempt({ delivery, leaseId, subscription, secrets }: Leased): Promise<void> {
+  /** One attempt and its outcome written: whether it delivered, null when nothing was sent. */
+  private async attempt({ delivery, leaseId, subscription, secrets }: Leased): Promise<boolean | null> {
     // Revoked after the lease was taken: the revocation abandoned the delivery; send nothing.
-    if (!subscription || subscription.status !== 'active') return;
+    if (!subscription || subscription.status !== 'active') return null;
     const startedAt = this.opts.now();
     // Wall time for the histogram: `now` may be a test's clock.
     const started = performance.now();
@@ -226,5 +294,6 @@ export class DeliveryWorker {
       this.opts.logger.error('could not record a webhook attempt', { delivery_id: delivery.id, error: errorMessage(err) });
     }
     if (nextAttemptAt) this.wakeIn(nextAttemptAt.getTime() - Date.now());
+    return outcome.delivered;
   }
 }

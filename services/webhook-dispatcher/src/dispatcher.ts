@@ -1,20 +1,21 @@
 import type { Config } from '@cds/config';
-import { GroupCommit } from '@cds/core';
+import { GroupCommit, QUEUES, ROUTING_KEYS, type EventEmittedPayload } from '@cds/core';
 import type { DataStore } from '@cds/data';
-import type { Bus, Delivery, EventEmittedPayload, MessagingLogger } from '@cds/messaging';
+import type { Logger } from '@cds/logging';
+import type { Bus, ReceivedMessage } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import { DeliveryWorker } from './delivery-worker';
-import { initDispatcherMetrics } from './dispatcher-metrics';
+import { countDeferred, initDispatcherMetrics } from './dispatcher-metrics';
 import { fanOutEvents } from './fan-out';
 import { guardedAgent } from './guarded-agent';
 import { deliveryClient } from './send-delivery';
 
 /** The durable queue of `event.emitted`, shared by dispatcher replicas. */
-export const DISPATCHER_QUEUE = 'webhook-dispatcher';
+export const DISPATCHER_QUEUE = QUEUES.webhookDispatcher;
 
 export interface DispatcherDeps {
   config: Config;
-  logger: MessagingLogger;
+  logger: Logger;
   store: DataStore;
   bus: Bus;
   now?: () => Date;
@@ -42,7 +43,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
   const { config, logger, store, bus } = deps;
   const now = deps.now ?? (() => new Date());
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
-  initDispatcherMetrics();
+  initDispatcherMetrics(store);
   const policy = { dnsServers: config.dnsServers, allowPrivateCidrs: config.webhookAllowPrivateCidrs };
   const agent = guardedAgent(policy, config.webhookCaBundle, concurrency);
   const worker = new DeliveryWorker({
@@ -51,6 +52,8 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
     encryptionKey: config.dataEncryptionKey,
     retrySchedule: config.webhookRetrySchedule,
     concurrency,
+    maxInFlightPerSubscription: config.webhookMaxInFlightPerSubscription,
+    onDeferred: countDeferred,
     pollIntervalMs: deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     logger,
     now,
@@ -59,23 +62,23 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
   const fanOut = new GroupCommit(async (events: EventEmittedPayload[]) => {
     const lease = worker.leaseForNew();
     const result = await fanOutEvents(store, events, now(), lease);
-    worker.adopt(lease.leaseId, result.leased);
+    worker.adopt(lease, result.leased);
     return result.created;
   }, PREFETCH);
   const subscription = await bus.subscribe({
     queue: DISPATCHER_QUEUE,
-    routingKeys: ['event.emitted'],
+    routingKeys: [ROUTING_KEYS.eventEmitted],
     prefetch: PREFETCH,
     onDeadLetter: meteredDeadLetters(DISPATCHER_QUEUE),
     handler: meteredHandler(
       DISPATCHER_QUEUE,
-      async (message: Delivery) => {
-        if (message.routingKey !== 'event.emitted') return;
+      async (message: ReceivedMessage) => {
+        if (message.routingKey !== ROUTING_KEYS.eventEmitted) return;
         // Acknowledged once its deliveries are committed; a failure retries the message.
         if ((await fanOut.add(message.payload)) > 0) worker.kick();
       },
       // An event's created_at is when its outbox row was written; a redelivery's lag was counted the first time.
-      { writtenAt: (message) => (message.routingKey === 'event.emitted' && !message.redelivered ? new Date(message.payload.created_at) : null) },
+      { writtenAt: (message) => (message.routingKey === ROUTING_KEYS.eventEmitted && !message.redelivered ? new Date(message.payload.created_at) : null) },
     ),
   });
   worker.start();

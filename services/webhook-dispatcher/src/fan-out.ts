@@ -12,27 +12,43 @@ export interface FanOutLease {
   leaseUntil: Date;
   /** How many of the new deliveries may be leased (the worker's free room); the others are due now for any dispatcher. */
   room: number;
+  /** How many of one subscription's, given its failure streak (DECISIONS §10); no cap of its own when absent. */
+  roomOf?: (subscriptionId: string, failures: number) => number;
+  /** The worker's outcome count when the lease was made (FairQueue.mark): the streaks read here are at least that fresh. */
+  readAt?: number;
 }
 
 export interface FanOutResult {
   /** Per event, how many deliveries it created. */
   created: number[];
-  /** The new deliveries leased to `lease`, with their subscriptions and signing secrets. */
-  leased: { deliveries: WebhookDeliveryRow[]; subscriptions: WebhookSubscriptionRow[]; secrets: WebhookSecretRow[] };
+  /** The new deliveries leased to `lease`, with their subscriptions, signing secrets and failure streaks. */
+  leased: { deliveries: WebhookDeliveryRow[]; subscriptions: WebhookSubscriptionRow[]; secrets: WebhookSecretRow[]; failureStreaks: Map<string, number> };
 }
 
 /**
  * One pending delivery per active subscription of each event's application
  * that wants its type, all in one transaction. Idempotent: an event fanned
  * out before creates nothing again. Up to `lease.room` of the new deliveries
- * are written leased to the caller, who sends them without reading them back
- * (it read their subscriptions and secrets here); the rest are due now.
+ * (and `lease.roomOf` of one subscription's) are written leased to the caller,
+ * who sends them without reading them back (it read their subscriptions,
+ * secrets and failure streaks here); the rest are due now.
  */
 export async function fanOutEvents(store: DataStore, events: EventEmittedPayload[], now: Date, lease: FanOutLease): Promise<FanOutResult> {
   const applicationIds = [...new Set(events.map((e) => e.application_id.toLowerCase()))];
   return store.transaction(async (r) => {
     const subscriptions = await r.webhookSubscriptions.activeForFanOut(applicationIds);
+    // Read only when something may be leased: a full worker leases nothing.
+    const streaks = lease.room > 0 && lease.roomOf ? await r.webhookSubscriptions.failureStreaks(subscriptions.map((s) => s.id)) : new Map<string, number>();
     let room = lease.room;
+    const taken = new Map<string, number>();
+    const mayLease = (subscriptionId: string): boolean => {
+      if (room <= 0) return false;
+      const count = taken.get(subscriptionId) ?? 0;
+      if (lease.roomOf && count >= lease.roomOf(subscriptionId, streaks.get(subscriptionId) ?? 0)) return false;
+      taken.set(subscriptionId, count + 1);
+      room -= 1;
+      return true;
+    };
     const perEvent = events.map((event) => {
       const payload = eventBody(event);
       const eventId = event.event_id.toLowerCase();
@@ -41,9 +57,7 @@ export async function fanOutEvents(store: DataStore, events: EventEmittedPayload
         .filter((s) => s.applicationId === applicationId && s.events.includes(event.type))
         .map((s): WebhookDeliveryRow => {
           const row = pendingDelivery({ applicationId: s.applicationId, subscriptionId: s.id, eventId, eventType: event.type, payload, replayOf: null }, now);
-          if (room <= 0) return row;
-          room -= 1;
-          return { ...row, leaseId: lease.leaseId, nextAttemptAt: lease.leaseUntil };
+          return mayLease(s.id) ? { ...row, leaseId: lease.leaseId, nextAttemptAt: lease.leaseUntil } : row;
         });
     });
     const inserted = new Set(await r.webhookDeliveries.insertMany(perEvent.flat()));
@@ -55,6 +69,7 @@ export async function fanOutEvents(store: DataStore, events: EventEmittedPayload
         deliveries,
         subscriptions: subscriptions.filter((s) => leasedSubscriptions.includes(s.id)),
         secrets: await r.webhookSubscriptions.signingSecrets(leasedSubscriptions, now),
+        failureStreaks: new Map(leasedSubscriptions.map((id) => [id, streaks.get(id) ?? 0])),
       },
     };
   });

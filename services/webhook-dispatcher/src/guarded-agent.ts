@@ -8,7 +8,7 @@ import https from 'node:https';
 import { isIPv6, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { refusedAddress, type WebhookUrlProblem } from '@cds/core';
-import { resolveAddresses } from '@cds/http';
+import { resolveAddresses } from '@cds/outbound';
 
 export interface TargetPolicy {
   dnsServers: readonly string[];

@@ -1,5 +1,5 @@
 // Split-mode entry point of the webhook dispatcher: wiring only.
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/http';
+import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { startDispatcher } from './dispatcher';
 

@@ -1,6 +1,6 @@
 import type { ApplicationRow, DomainRow } from '@cds/data';
 import type { UseCaseContext } from '../shared/context';
-import { domainEvent, type DomainResource } from '@cds/core';
+import { DOMAIN_CHANGES, domainEvent, ROUTING_KEYS, type DomainResource } from '@cds/core';
 import { findOwnDomain, withChecks } from './read-domains';
 
 /**
@@ -19,8 +19,8 @@ export async function deleteDomain(ctx: UseCaseContext, application: Application
     await r.domains.markDeleted(application.id, domain.id, now);
     const deleted: DomainRow = { ...domain, status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null };
     const [current] = await withChecks(r, [deleted], ctx.edgeTarget);
-    await r.outbox.add('event.emitted', domainEvent('domain.deleted', application.id, current as DomainResource, now));
-    await r.outbox.add('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: application.id, change: 'deleted' });
+    await r.outbox.add(ROUTING_KEYS.eventEmitted, domainEvent('domain.deleted', application.id, current as DomainResource, now));
+    await r.outbox.add(ROUTING_KEYS.domainChanged, { domain_id: domain.id, hostname: domain.hostname, application_id: application.id, change: DOMAIN_CHANGES.deleted });
     return { resource: current as DomainResource, changed: true };
   });
   if (changed) ctx.afterCommit();

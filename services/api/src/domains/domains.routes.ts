@@ -1,4 +1,4 @@
-import type { DomainStatus } from '@cds/data';
+import type { DomainStatus } from '@cds/core';
 import { principalOf } from '@cds/http';
 import { errorEnvelope } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';

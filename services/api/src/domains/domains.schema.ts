@@ -1,16 +1,21 @@
 import Joi from 'joi';
+import { CHECK_STATUSES, CHECK_TYPES, DOMAIN_STATUSES } from '@cds/core';
 import { limitQuery, nullableTimestamp, offsetQuery, queryBoolean, timestamp, uuid } from '../shared/common.schema';
 
-const DOMAIN_STATUSES = ['pending_dns', 'ready', 'attention_required', 'deleting'];
-
-/** Length in code points, as the contract counts it (not UTF-16 units). */
+/**
+ * Length in code points, as the contract counts it (not UTF-16 units). The
+ * limits go into the OpenAPI document as minLength and maxLength, which count
+ * code points too.
+ */
 function codePoints(min: number, max: number): Joi.StringSchema {
-  return Joi.string().custom((value: string, helpers) => {
+  // joi refuses '' before any rule runs: a minimum of 0 must allow it.
+  const string = min === 0 ? Joi.string().allow('') : Joi.string();
+  return string.custom((value: string, helpers) => {
     const length = [...value].length;
     if (length < min) return helpers.error('string.min', { limit: min });
     if (length > max) return helpers.error('string.max', { limit: max });
     return value;
-  });
+  }).meta({ minLength: min, maxLength: max });
 }
 
 const metadataValue = Joi.alternatives().try(
@@ -29,7 +34,7 @@ export const createDomainBody = Joi.object({
   metadata: Joi.object()
     .pattern(codePoints(1, 64), metadataValue)
     .max(32)
-    .description('Up to 32 scalar values, keys 1-64 characters'),
+    .description('Up to 32 keys of 1-64 characters; values are strings of 0-512 characters (the empty string is a value), numbers, booleans or null'),
 }).label('DomainCreate');
 
 export const idempotencyHeaders = Joi.object({
@@ -55,8 +60,8 @@ const dnsRecord = Joi.object({
 }).label('DnsRecord');
 
 const check = Joi.object({
-  type: Joi.string().valid('ownership', 'routing', 'certificate', 'origin').required(),
-  status: Joi.string().valid('pending', 'passing', 'failing').required(),
+  type: Joi.string().valid(...CHECK_TYPES).required(),
+  status: Joi.string().valid(...CHECK_STATUSES).required(),
   error_code: Joi.string().allow(null).required(),
   message: Joi.string().allow(null).required(),
   observed_at: nullableTimestamp.required(),

@@ -1,4 +1,4 @@
-import { AppError, rateLimited, type DomainResource } from '@cds/core';
+import { AppError, CHECK_REASONS, rateLimited, ROUTING_KEYS, type DomainResource } from '@cds/core';
 import type { ApplicationRow } from '@cds/data';
 import { hitWindow, type WindowState } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
@@ -29,7 +29,7 @@ export async function recheckDomain(ctx: UseCaseContext, application: Applicatio
   });
   await ctx.store.transaction(async (r) => {
     await r.domains.update(application.id, domainId, { nextCheckAt: at });
-    await r.outbox.add('domain.check.requested', { domain_id: domainId, application_id: application.id, reason: 'recheck' });
+    await r.outbox.add(ROUTING_KEYS.domainCheckRequested, { domain_id: domainId, application_id: application.id, reason: CHECK_REASONS.recheck });
   });
   ctx.afterCommit();
   return resource;

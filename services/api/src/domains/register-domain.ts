@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, CHECK_TYPES, generateChallengeToken, normalizeHostname, toDomainResource, type DomainResource } from '@cds/core';
-import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type RegisterOutcome, type Repositories } from '@cds/data';
+import { AppError, CHECK_REASONS, CHECK_TYPES, DOMAIN_CHANGES, generateChallengeToken, normalizeHostname, ROUTING_KEYS, toDomainResource, type DomainResource } from '@cds/core';
+import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type OutboxMessage, type RegisterOutcome, type Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { createDomainBody } from './domains.schema';
@@ -63,9 +63,9 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
     domainId: domain.id, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null,
   }));
 
-  const messages = [
-    { routingKey: 'domain.check.requested', payload: { domain_id: domain.id, application_id: application.id, reason: 'created' } },
-    { routingKey: 'domain.changed', payload: { domain_id: domain.id, hostname, application_id: application.id, change: 'created' } },
+  const messages: OutboxMessage[] = [
+    { routingKey: ROUTING_KEYS.domainCheckRequested, payload: { domain_id: domain.id, application_id: application.id, reason: CHECK_REASONS.created } },
+    { routingKey: ROUTING_KEYS.domainChanged, payload: { domain_id: domain.id, hostname, application_id: application.id, change: DOMAIN_CHANGES.created } },
   ];
   const limit = application.limits.live_domains;
   const register = (r: Repositories) => r.domains.register(domain, checks, { limit, messages });

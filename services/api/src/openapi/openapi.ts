@@ -1,12 +1,12 @@
-import parse from 'joi-to-json';
 import type Joi from 'joi';
 import type { RouteSpec } from '@cds/http';
 import { errorEnvelope } from '../shared/common.schema';
+import { toJsonSchema } from './json-schema';
 
 type JsonObject = Record<string, unknown>;
 
 function schemaOf(joi: Joi.Schema): JsonObject {
-  return parse(joi, 'open-api-3.1') as JsonObject;
+  return toJsonSchema(joi);
 }
 
 /** Query or header parameters from an object schema's keys. */

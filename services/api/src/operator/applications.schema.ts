@@ -1,18 +1,11 @@
 import Joi from 'joi';
+import { APPLICATION_STATUSES, LIMIT_KEYS, PLAN_NAMES } from '@cds/core';
 import { queryBoolean, timestamp } from '../shared/common.schema';
 
 const count = Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER);
-const limitsShape = {
-  live_domains: count,
-  api_requests_per_minute: count,
-  proxied_requests_per_minute: count,
-  proxied_requests_per_second: count,
-  credentials: count,
-  webhook_subscriptions: count,
-  fair_use_bytes_per_month: count,
-};
+const limitsShape = Object.fromEntries(LIMIT_KEYS.map((key) => [key, count]));
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
-const plan = Joi.string().valid('free');
+const plan = Joi.string().valid(...PLAN_NAMES);
 /** A display label; U+0000 is refused because PostgreSQL text cannot hold it. */
 export const labelText = Joi.string().trim().min(1).max(200)
   .custom((value: string, helpers) => (value.includes('\u0000') ? helpers.error('string.nul') : value))
@@ -30,7 +23,7 @@ export const createApplicationBody = Joi.object({
 export const updateApplicationBody = Joi.object({
   name: labelText,
   contact_email: contactEmail,
-  status: Joi.string().valid('active', 'suspended'),
+  status: Joi.string().valid(...APPLICATION_STATUSES),
   plan,
   limits: Joi.object(limitsShape).description('Merged key by key into the current limits'),
 }).label('ApplicationUpdate');
@@ -43,7 +36,7 @@ export const deleteApplicationQuery = Joi.object({
 export const applicationResource = Joi.object({
   slug: Joi.string().required(),
   name: Joi.string().required(),
-  status: Joi.string().valid('active', 'suspended').required(),
+  status: Joi.string().valid(...APPLICATION_STATUSES).required(),
   plan: Joi.string().required(),
   contact_email: Joi.string().allow(null).required(),
   limits: Joi.object(limitsShape).required(),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isoTimestamp, REVOKED_LAST_ERROR, resolveLimits, type PlanName } from '@cds/core';
-import { UniqueViolation, type ApplicationLimits, type ApplicationRow, type Repositories } from '@cds/data';
+import { AppError, DOMAIN_CHANGES, isoTimestamp, REVOKED_LAST_ERROR, resolveLimits, ROUTING_KEYS, type ApplicationStatus, type Limits, type PlanName } from '@cds/core';
+import { UniqueViolation, type ApplicationRow, type Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { createApplicationBody, SLUG_PATTERN, updateApplicationBody } from './applications.schema';
@@ -11,9 +11,9 @@ interface CreateBody {
   name: string;
   contact_email?: string | null;
   plan: PlanName;
-  limits?: Partial<ApplicationLimits>;
+  limits?: Partial<Limits>;
 }
-type UpdateBody = Partial<Omit<CreateBody, 'slug'>> & { status?: 'active' | 'suspended' };
+type UpdateBody = Partial<Omit<CreateBody, 'slug'>> & { status?: ApplicationStatus };
 
 export function applicationNotFound(slug: string): AppError {
   return new AppError('application_not_found', `No application with slug ${JSON.stringify(slug)}.`);
@@ -102,7 +102,7 @@ export async function deleteApplication(ctx: UseCaseContext, slug: string, confi
     const now = ctx.now();
     for (const domain of live) {
       await r.domains.markDeleted(app.id, domain.id, now);
-      await r.outbox.add('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: app.id, change: 'deleted' });
+      await r.outbox.add(ROUTING_KEYS.domainChanged, { domain_id: domain.id, hostname: domain.hostname, application_id: app.id, change: DOMAIN_CHANGES.deleted });
     }
     await r.credentials.revokeAll(app.id, now);
     for (const subscription of await r.webhookSubscriptions.list(app.id)) {

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { CHECK_STATUSES, DOCTOR_STATUSES } from '@cds/diagnostics';
+import { DOCTOR_STATUSES, FINDING_STATUSES } from '@cds/diagnostics';
 
 export const doctorReport = Joi.object({
   status: Joi.string().valid(...Object.values(DOCTOR_STATUSES)).required()
@@ -7,7 +7,7 @@ export const doctorReport = Joi.object({
   checks: Joi.array().items(
     Joi.object({
       name: Joi.string().required(),
-      status: Joi.string().valid(...Object.values(CHECK_STATUSES)).required(),
+      status: Joi.string().valid(...Object.values(FINDING_STATUSES)).required(),
       message: Joi.string().required(),
       duration_ms: Joi.number().integer().min(0).required(),
     }).label('DoctorCheck'),

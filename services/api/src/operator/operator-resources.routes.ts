@@ -1,5 +1,5 @@
 import type { Config } from '@cds/config';
-import { ORIGIN_PROBE_TIMEOUT_MS, trustedCasWithBundle } from '@cds/http';
+import { ORIGIN_PROBE_TIMEOUT_MS, trustedCasWithBundle } from '@cds/outbound';
 import type { UseCaseContext } from '../shared/context';
 import type { Route } from '../shared/mount';
 import { assertionKeyRoutes } from './assertion-keys.routes';

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { ORIGIN_STATUSES } from '@cds/core';
 import { nullableTimestamp, timestamp, uuid } from '../shared/common.schema';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
@@ -47,7 +48,7 @@ export const originResource = Joi.object({
   id: uuid.required(),
   url: Joi.string().required(),
   health_path: Joi.string().required(),
-  status: Joi.string().valid('pending_verification', 'verified', 'active', 'retired').required(),
+  status: Joi.string().valid(...ORIGIN_STATUSES).required(),
   last_verified_at: nullableTimestamp.required(),
   last_error: Joi.string().allow(null).required(),
   created_at: timestamp.required(),

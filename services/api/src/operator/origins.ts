@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isoTimestamp } from '@cds/core';
-import type { ApplicationRow, OriginRow, OriginStatus, Repositories } from '@cds/data';
-import { parseInput, probeOrigin } from '@cds/http';
+import { AppError, isoTimestamp, type OriginStatus } from '@cds/core';
+import type { ApplicationRow, OriginRow, Repositories } from '@cds/data';
+import { parseInput } from '@cds/http';
+import { probeOrigin } from '@cds/outbound';
 import { UUID_PATTERN } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
 import { findApplication } from './applications';

@@ -2,7 +2,7 @@ import { AppError } from '@cds/core';
 import type { ApplicationRow, Repositories, WebhookDeliveryFilter, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
 import { UUID_PATTERN } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
-import { toDeliveryResource, toWebhookResource, type DeliveryResource, type WebhookResource } from './webhook.mapper';
+import { toAttemptResource, toDeliveryResource, toWebhookResource, type AttemptList, type DeliveryResource, type WebhookResource } from './webhook.mapper';
 
 function webhookNotFound(): AppError {
   return new AppError('webhook_not_found', 'No such webhook subscription in this application.');
@@ -38,5 +38,14 @@ export function listDeliveries(ctx: UseCaseContext, application: ApplicationRow,
   return ctx.store.run(async (r) => {
     const subscription = await findOwnSubscription(r, application.id, webhookId);
     return (await r.webhookDeliveries.list(application.id, subscription.id, filter)).map(toDeliveryResource);
+  });
+}
+
+/** A delivery's attempts, oldest first; delivery_not_found for another subscription's or another application's. */
+export function listAttempts(ctx: UseCaseContext, application: ApplicationRow, webhookId: string, deliveryId: string): Promise<AttemptList> {
+  return ctx.store.run(async (r) => {
+    const subscription = await findOwnSubscription(r, application.id, webhookId);
+    const delivery = await findOwnDelivery(r, subscription, deliveryId);
+    return { items: (await r.webhookDeliveries.attemptsOf(delivery.id)).map(toAttemptResource) };
   });
 }

@@ -10,6 +10,17 @@ export interface WebhookSettings {
   allowPrivateCidrs: readonly string[];
 }
 
-export function webhookSettings(config: Config): WebhookSettings {
-  return { encryptionKey: config.dataEncryptionKey, dnsServers: config.dnsServers, allowPrivateCidrs: config.webhookAllowPrivateCidrs };
+/** What the replays need (DECISIONS §10). */
+export interface ReplaySettings {
+  /** Pending deliveries of an application above which replays are refused (WEBHOOK_PENDING_LIMIT). */
+  pendingLimit: number;
+}
+
+export function webhookSettings(config: Config): WebhookSettings & ReplaySettings {
+  return {
+    encryptionKey: config.dataEncryptionKey,
+    dnsServers: config.dnsServers,
+    allowPrivateCidrs: config.webhookAllowPrivateCidrs,
+    pendingLimit: config.webhookPendingLimit,
+  };
 }

@@ -1,5 +1,5 @@
 import { AppError, parseWebhookUrl, refusedAddress, type WebhookUrlProblem, type WebhookUrlRefusal } from '@cds/core';
-import { resolveAddresses } from '@cds/http';
+import { resolveAddresses } from '@cds/outbound';
 import type { WebhookSettings } from './webhook-settings';
 
 const MAX_URL_LENGTH = 2048;

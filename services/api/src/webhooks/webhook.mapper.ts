@@ -1,5 +1,5 @@
 import { isoTimestamp } from '@cds/core';
-import type { WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
 
 export interface WebhookResource {
   id: string;
@@ -25,6 +25,19 @@ export interface DeliveryResource {
   created_at: string;
   delivered_at: string | null;
   replay_of: string | null;
+}
+
+/** One attempt of a delivery (DECISIONS §3). */
+export interface AttemptResource {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface AttemptList {
+  items: AttemptResource[];
 }
 
 export function toWebhookResource(row: WebhookSubscriptionRow): WebhookResource {
@@ -54,5 +67,15 @@ export function toDeliveryResource(row: WebhookDeliveryRow): DeliveryResource {
     created_at: isoTimestamp(row.createdAt),
     delivered_at: isoTimestamp(row.deliveredAt),
     replay_of: row.replayOf,
+  };
+}
+
+export function toAttemptResource(row: WebhookAttemptRow): AttemptResource {
+  return {
+    attempt: row.attempt,
+    started_at: isoTimestamp(row.startedAt),
+    duration_ms: row.durationMs,
+    status_code: row.statusCode,
+    error: row.error,
   };
 }

@@ -1,14 +1,15 @@
-import type { WebhookDeliveryState } from '@cds/data';
+import type { DeliveryState } from '@cds/core';
 import { principalOf } from '@cds/http';
 import { errorEnvelope } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
 import { pathParam, type Route } from '../shared/mount';
 import { revokeWebhook, rotateWebhookSecret } from './change-webhook';
 import { createWebhook } from './create-webhook';
-import { listDeliveries, listWebhooks } from './read-webhooks';
+import { listAttempts, listDeliveries, listWebhooks } from './read-webhooks';
 import { replayDeliveriesSince, replayDelivery } from './replay-deliveries';
-import type { WebhookSettings } from './webhook-settings';
+import type { ReplaySettings, WebhookSettings } from './webhook-settings';
 import {
+  attemptList,
   createWebhookBody,
   deliveryList,
   deliveryResource,
@@ -29,9 +30,13 @@ const common = {
   429: errors('Rate limited; see Retry-After'),
 };
 const base = { tags: ['Webhooks'], security: 'ApplicationKey' as const };
+/** Replays answer 429 for the pending limit too (DECISIONS §10). */
+const replayLimited = errors(
+  'rate_limited: the replay would raise the application\'s pending deliveries above WEBHOOK_PENDING_LIMIT (Retry-After: 60, details {limit, pending}), or too many requests',
+);
 
 /** The /v1/webhooks endpoints: subscriptions, their secrets and their deliveries. */
-export function webhookRoutes(ctx: UseCaseContext, settings: WebhookSettings): Route[] {
+export function webhookRoutes(ctx: UseCaseContext, settings: WebhookSettings & ReplaySettings): Route[] {
   return [
     {
       spec: {
@@ -95,8 +100,23 @@ export function webhookRoutes(ctx: UseCaseContext, settings: WebhookSettings): R
         },
       },
       handler: async (req, res, { query }) => {
-        const filter = { state: query.state as WebhookDeliveryState | undefined, limit: query.limit as number, offset: query.offset as number };
+        const filter = { state: query.state as DeliveryState | undefined, limit: query.limit as number, offset: query.offset as number };
         res.status(200).json(await listDeliveries(ctx, principalOf(req).application, pathParam(req, 'webhook_id'), filter));
+      },
+    },
+    {
+      spec: {
+        ...base, method: 'get', path: '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts', operationId: 'listDeliveryAttempts',
+        summary: 'List the attempts of a delivery, oldest first', pathParams: { ...webhookId, ...deliveryId },
+        responses: {
+          200: { description: 'Attempts: when each started, how long it took, the answer\'s status and why it failed', schema: attemptList },
+          404: errors('webhook_not_found, or delivery_not_found (also for a delivery of another subscription)'),
+          ...common,
+        },
+      },
+      handler: async (req, res) => {
+        const application = principalOf(req).application;
+        res.status(200).json(await listAttempts(ctx, application, pathParam(req, 'webhook_id'), pathParam(req, 'delivery_id')));
       },
     },
     {
@@ -108,11 +128,12 @@ export function webhookRoutes(ctx: UseCaseContext, settings: WebhookSettings): R
           404: errors('webhook_not_found or delivery_not_found'),
           409: errors('invalid_status_transition: the subscription is revoked'),
           ...common,
+          429: replayLimited,
         },
       },
       handler: async (req, res) => {
         const application = principalOf(req).application;
-        res.status(202).json(await replayDelivery(ctx, application, pathParam(req, 'webhook_id'), pathParam(req, 'delivery_id')));
+        res.status(202).json(await replayDelivery(ctx, settings, application, pathParam(req, 'webhook_id'), pathParam(req, 'delivery_id')));
       },
     },
     {
@@ -125,11 +146,12 @@ export function webhookRoutes(ctx: UseCaseContext, settings: WebhookSettings): R
           409: errors('invalid_status_transition: the subscription is revoked'),
           422: errors('validation_error: since missing or invalid, or more than 1000 deliveries match'),
           ...common,
+          429: replayLimited,
         },
       },
       handler: async (req, res, { query }) => {
         const since = new Date(query.since as string);
-        res.status(202).json(await replayDeliveriesSince(ctx, principalOf(req).application, pathParam(req, 'webhook_id'), since));
+        res.status(202).json(await replayDeliveriesSince(ctx, settings, principalOf(req).application, pathParam(req, 'webhook_id'), since));
       },
     },
   ];

@@ -1,11 +1,10 @@
 import Joi from 'joi';
-import { WEBHOOK_EVENT_TYPES } from '@cds/core';
+import { DELIVERY_STATES, EVENT_TYPES, SUBSCRIPTION_STATUSES } from '@cds/core';
 import { limitQuery, nullableTimestamp, offsetQuery, timestamp, uuid } from '../shared/common.schema';
 
-const DELIVERY_STATES = ['pending', 'delivered', 'abandoned'];
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
-const eventType = Joi.string().valid(...WEBHOOK_EVENT_TYPES);
+const eventType = Joi.string().valid(...EVENT_TYPES);
 
 // The URL is only type-checked here: its finer rules have their own code, invalid_webhook_url.
 export const createWebhookBody = Joi.object({
@@ -31,7 +30,7 @@ export const webhookResource = Joi.object({
   id: uuid.required(),
   url: Joi.string().required(),
   events: Joi.array().items(eventType).min(1).required(),
-  status: Joi.string().valid('active', 'revoked').required(),
+  status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
   created_at: timestamp.required(),
   updated_at: timestamp.required(),
   revoked_at: nullableTimestamp.required(),
@@ -60,6 +59,18 @@ export const deliveryResource = Joi.object({
 }).label('WebhookDelivery');
 
 export const deliveryList = Joi.array().items(deliveryResource).label('WebhookDeliveryList');
+
+export const attemptResource = Joi.object({
+  attempt: Joi.number().integer().min(1).required().description('1 for the first attempt'),
+  started_at: timestamp.required(),
+  duration_ms: Joi.number().integer().min(0).required(),
+  status_code: Joi.number().integer().allow(null).required().description('null when no answer came (timeout, connection refused, …)'),
+  error: Joi.string().allow(null).required().description('Why the attempt failed; null when it delivered'),
+}).label('WebhookAttempt');
+
+export const attemptList = Joi.object({
+  items: Joi.array().items(attemptResource).required().description('Oldest first'),
+}).label('WebhookAttemptList');
 
 export const replayResult = Joi.object({
   since: timestamp.required(),

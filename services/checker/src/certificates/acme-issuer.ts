@@ -1,16 +1,18 @@
 // CERT_ISSUER=acme: RFC 8555 orders through acme-client. The account key and
 // certificate keys (ECDSA P-256) are sealed with DATA_ENCRYPTION_KEY; HTTP-01
-// answers live in the database, where every edge reads them.
+// answers live in the database, where every edge reads them. Each order takes
+// a slot of the hourly order budget first (acme-order-budget.ts).
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { Resolver } from 'node:dns/promises';
 import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
 import { LRUCache } from 'lru-cache';
-import { errorMessage, decryptSecret, encryptSecret } from '@cds/core';
+import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, type AcmeBudgetLimits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
 import { orderCertificate } from './acme-order';
+import { AcmeOrderBudget } from './acme-order-budget';
 import { boundAcmeRequests } from './acme-transport';
 import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
 import { ariCertId, type RenewalWindow } from './renewal';
@@ -19,8 +21,6 @@ export const ACME_SETTINGS = { accountKeySealed: 'acme_account_key_sealed' } as 
 
 /** Let's Encrypt's published limit: 5 failed validations per hostname per hour. */
 export const FAILED_VALIDATIONS_PER_HOUR = 5;
-/** New orders per hour from this deployment (Let's Encrypt allows 300 per account per 3 hours). */
-export const NEW_ORDERS_PER_HOUR = 100;
 const HOUR_SECONDS = 3600;
 /**
  * Each request to the CA: one that gets no answer fails the order (retried at
@@ -37,8 +37,8 @@ export interface AcmeIssuerOptions {
   caBundle: string | null;
   /** DNS_SERVERS, for the CAA lookups. */
   dnsServers: readonly string[];
-  /** The cap on new orders per clock hour from this deployment (default NEW_ORDERS_PER_HOUR). */
-  newOrdersPerHour?: number;
+  /** ACME_ORDERS_PER_HOUR and ACME_ORDERS_PER_APPLICATION_PER_HOUR: the orders each clock hour may see. */
+  orderBudget: AcmeBudgetLimits;
   /** Told when the CA refused a renewal's `replaces` and the order went ahead without it. */
   onReplacesRefused?: (hostname: string, err: unknown) => void;
   /** Told when a renewal window could not be fetched; the certificate goes by the 30-day rule until the next try. */
@@ -68,6 +68,7 @@ const ARI_CACHED_WINDOWS = 100_000;
 export class AcmeIssuer implements CertificateIssuer {
   readonly kind = 'acme' as const;
   private readonly now: () => Date;
+  private readonly budget: AcmeOrderBudget;
   private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
   private client: Promise<acme.Client> | null = null;
   private directory: Promise<Directory> | null = null;
@@ -80,20 +81,24 @@ export class AcmeIssuer implements CertificateIssuer {
 
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.budget = new AcmeOrderBudget(opts.store, opts.orderBudget, this.now);
     if (opts.dnsServers.length > 0) this.resolver.setServers([...opts.dnsServers]);
     // acme-client talks through one axios instance: the timeout and the bundle apply to it alone.
     boundAcmeRequests(acme.axios, ACME_REQUEST_TIMEOUT_MS);
     if (opts.caBundle) acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...rootCertificates, readFileSync(opts.caBundle, 'utf8')] });
   }
 
-  async issue(hostname: string, replacing: string | null = null): Promise<IssuedCertificate> {
+  /** Throws AcmeBudgetWait, before anything is sent to the CA, when the order budget has no slot for it this hour. */
+  async issue(hostname: string, replacing: string | null, applicationId: string): Promise<IssuedCertificate> {
     const caa = await checkCaa(this.resolver, hostname, await this.caaIdentities());
     if (!caa.allowed) {
       throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (${caa.found.join(', ')}) do not allow this CA to issue.`);
     }
-    await this.checkBudget(hostname);
+    await this.checkFailedValidations(hostname);
     const client = await this.account();
     const [keyPem, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, await acme.crypto.createPrivateEcdsaKey('P-256'));
+    // The slot is taken last, just before the order goes: nothing that fails earlier spends one.
+    await this.budget.reserve(applicationId, replacing ? ACME_ORDER_KINDS.renewal : ACME_ORDER_KINDS.first);
     const { store } = this.opts;
     try {
       const chain = await orderCertificate(client, {
@@ -115,17 +120,11 @@ export class AcmeIssuer implements CertificateIssuer {
     return replacing && (await this.fetchDirectory()).renewalInfo ? ariCertId(replacing) : null;
   }
 
-  /** Refuses before ordering when the hostname or the deployment is over its hourly budget. */
-  private async checkBudget(hostname: string): Promise<void> {
-    const now = this.now();
-    const failed = await this.opts.store.run((r) => r.rateCounters.peek(`acme:failed:${hostname}`, HOUR_SECONDS, now));
+  /** Refuses before ordering when the hostname had too many failed orders this hour (counted before the budget: such a refusal takes no slot). */
+  private async checkFailedValidations(hostname: string): Promise<void> {
+    const failed = await this.opts.store.run((r) => r.rateCounters.peek(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
     if (failed.count >= FAILED_VALIDATIONS_PER_HOUR) {
       throw new IssuanceError('certificate_issuance_failed', `${failed.count} failed validations for ${hostname} this hour; the next order waits until ${failed.resetAt.toISOString()}.`);
-    }
-    const cap = this.opts.newOrdersPerHour ?? NEW_ORDERS_PER_HOUR;
-    const orders = await this.opts.store.run((r) => r.rateCounters.hit('acme:orders', HOUR_SECONDS, now));
-    if (orders.count > cap) {
-      throw new IssuanceError('certificate_issuance_failed', `The deployment reached its cap of ${cap} new ACME order${cap === 1 ? '' : 's'} per hour; the next order waits until ${orders.resetAt.toISOString()}.`);
     }
   }
 

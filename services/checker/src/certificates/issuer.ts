@@ -1,5 +1,5 @@
 // What a certificate issuer gives the checker: a leaf for one hostname.
-import type { CertificateIssuerKind } from '@cds/data';
+import type { CertIssuer } from '@cds/core';
 import type { RenewalWindow } from './renewal';
 
 export interface IssuedCertificate {
@@ -23,11 +23,14 @@ export class IssuanceError extends Error {
 }
 
 export interface CertificateIssuer {
-  readonly kind: CertificateIssuerKind;
+  readonly kind: CertIssuer;
   /** Loads (or creates) what issuing needs, at start-up: a broken setup fails the start, not the first order. */
   prepare?(): Promise<void>;
-  /** `replacing`: the PEM chain of the certificate a renewal replaces (null for a first issue). */
-  issue(hostname: string, replacing: string | null): Promise<IssuedCertificate>;
+  /**
+   * `replacing`: the PEM chain of the certificate a renewal replaces (null for a first issue);
+   * `applicationId`: the domain's application, whose ACME order budget the order uses.
+   */
+  issue(hostname: string, replacing: string | null, applicationId: string): Promise<IssuedCertificate>;
   /** The CA's suggested renewal window for a certificate it issued (ACME Renewal Information), when it offers one. */
   renewalWindow?(pemChain: string): Promise<RenewalWindow | null>;
 }

@@ -11,7 +11,7 @@ const DOCTOR_SETTINGS = ['databaseUrl', 'amqpUrl', 'certIssuer', 'acmeDirectoryU
 
 async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: boolean }> {
   // Loaded here, not at start-up: the API shortcuts never need the broker and database libraries.
-  const { CHECK_NAMES, CHECK_STATUSES, DOCTOR_STATUSES, runDoctor } = await import('@cds/diagnostics');
+  const { CHECK_NAMES, DOCTOR_STATUSES, FINDING_STATUSES, runDoctor } = await import('@cds/diagnostics');
   const config = loadConfigSubset(DOCTOR_SETTINGS, { mode });
   const started = performance.now();
   let store: DataStore;
@@ -20,7 +20,7 @@ async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: bo
   } catch (error) {
     // Nothing else can be judged without the database: report that one check.
     const message = `cannot open the database: ${errorMessage(error)}`;
-    const check = { name: CHECK_NAMES.database, status: CHECK_STATUSES.fail, message, duration_ms: Math.round(performance.now() - started) };
+    const check = { name: CHECK_NAMES.database, status: FINDING_STATUSES.fail, message, duration_ms: Math.round(performance.now() - started) };
     return { report: { status: DOCTOR_STATUSES.failing, checks: [check] }, failing: true };
   }
   try {

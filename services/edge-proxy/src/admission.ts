@@ -1,0 +1,71 @@
+// Whether a request over TLS is forwarded: SNI = Host, a ready domain with an
+// origin, the application's limits, then the assertion the origin gets. Each
+// step answers without a promise when its cache has what it needs (the common
+// case) and waits only when it has not.
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { AssertionSigner } from './assertion-signer';
+import { sniName } from './certificate-store';
+import type { EdgeObserver } from './edge-observer';
+import { hostName, PAGES, type Page } from './edge-pages';
+import type { ProxyLimiter, LimitVerdict } from './proxy-limiter';
+import type { RefreshingCache } from './refreshing-cache';
+import type { DomainRoute, Route } from './route-table';
+
+/** Forward to the route's origin with this assertion, or answer this page. */
+export type Admission = { route: DomainRoute; assertion: string } | { page: Page; slug: string | null; headers?: Record<string, string | number> };
+
+/** The page a route gets instead of being forwarded; null when it can be forwarded. */
+export function pageOf(route: Route): Page | null {
+  if (route.kind === 'unknown') return PAGES.unknownHostname;
+  if (route.status === 'pending_dns') return PAGES.pendingDns;
+  if (route.status !== 'ready') return PAGES.attentionRequired;
+  if (route.originUrl === null) return PAGES.noOrigin;
+  return null;
+}
+
+export interface AdmissionChainDeps {
+  routes: RefreshingCache<Route>;
+  limiter: ProxyLimiter;
+  signer: AssertionSigner;
+  observer: EdgeObserver;
+}
+
+export class AdmissionChain {
+  constructor(private readonly deps: AdmissionChainDeps) {}
+
+  /** The route, from the cache when it can be used as is. Throws only when the database is away and the name was never seen. */
+  route(name: string): Promise<Route> | Route {
+    const cached = this.deps.routes.peek(name);
+    this.deps.observer.cacheLookup('route', cached !== undefined);
+    return cached ?? this.deps.routes.get(name);
+  }
+
+  /** The checks shared by requests and upgrades; a page when refused. */
+  admit(req: IncomingMessage): Admission | Promise<Admission> {
+    const servername = (req.socket as TLSSocket).servername;
+    const sni = typeof servername === 'string' ? sniName(servername) : null;
+    const host = hostName(req.headers.host);
+    if (host === null) return { page: PAGES.badRequest, slug: null };
+    if (host !== sni) return { page: PAGES.misdirected, slug: null };
+    const route = this.route(sni);
+    return route instanceof Promise ? route.then((r) => this.admitRoute(r)) : this.admitRoute(route);
+  }
+
+  private admitRoute(route: Route): Admission | Promise<Admission> {
+    const page = pageOf(route);
+    if (page || route.kind !== 'domain') return { page: page ?? PAGES.unknownHostname, slug: route.kind === 'domain' ? route.application.slug : null };
+    const verdict = this.deps.limiter.check(route.application);
+    return 'allowed' in verdict ? this.admitLimited(route, verdict) : verdict.then((v) => this.admitLimited(route, v));
+  }
+
+  private admitLimited(route: DomainRoute, verdict: LimitVerdict): Admission | Promise<Admission> {
+    if (!verdict.allowed) {
+      this.deps.observer.limited(verdict.limit ?? 'proxied_requests');
+      return { page: PAGES.rateLimited, slug: route.application.slug, headers: { 'retry-after': verdict.retryAfter } };
+    }
+    const assertion = this.deps.signer.peek(route);
+    this.deps.observer.cacheLookup('assertion', assertion !== undefined);
+    return assertion !== undefined ? { route, assertion } : this.deps.signer.assertionFor(route).then((signed) => ({ route, assertion: signed }));
+  }
+}

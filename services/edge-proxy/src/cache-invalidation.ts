@@ -1,0 +1,41 @@
+// The `domain.changed` fan-out: every edge drops what it cached of a changed
+// domain (route, certificate, assertion), so the change is served at once
+// instead of after the caches' TTLs.
+import { randomBytes } from 'node:crypto';
+import { ROUTING_KEYS } from '@cds/core';
+import type { Bus, Subscription } from '@cds/messaging';
+import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
+import type { AssertionSigner } from './assertion-signer';
+import type { CertificateEntry } from './certificate-store';
+import type { RefreshingCache } from './refreshing-cache';
+import type { Route } from './route-table';
+
+/** Counted under this consumer name, like the checker's and the dispatcher's consumers. */
+const CONSUMER = 'edge-cache';
+
+export interface CachedDomains {
+  routes: RefreshingCache<Route>;
+  certificates: RefreshingCache<CertificateEntry>;
+  signer: AssertionSigner;
+}
+
+export function subscribeCacheInvalidation(bus: Bus, cached: CachedDomains): Promise<Subscription> {
+  return bus.subscribe({
+    // One exclusive queue per pod: every edge needs every change.
+    queue: `${CONSUMER}.${randomBytes(6).toString('hex')}`,
+    exclusive: true,
+    routingKeys: [ROUTING_KEYS.domainChanged],
+    onDeadLetter: meteredDeadLetters(CONSUMER),
+    handler: meteredHandler(
+      CONSUMER,
+      async (message) => {
+        if (message.routingKey !== ROUTING_KEYS.domainChanged) return;
+        cached.routes.invalidate(message.payload.hostname);
+        cached.certificates.invalidate(message.payload.hostname);
+        cached.signer.forget(message.payload.domain_id);
+      },
+      // The outbox row's time travels with the message; a redelivery's lag was counted the first time.
+      { writtenAt: (message) => (message.redelivered ? null : message.writtenAt) },
+    ),
+  });
+}

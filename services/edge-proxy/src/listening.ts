@@ -1,0 +1,26 @@
+// What both listeners of the edge share: their timeouts, and listening on a port.
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Node's server options for a listener whose clients have `headersTimeoutMs` to send their request headers. */
+export function listenerOptions(headersTimeoutMs: number): http.ServerOptions {
+  return {
+    // Slow or endless headers: 408 after headersTimeout; oversized ones: 431 (Node's 16 KiB default).
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: Math.max(headersTimeoutMs, 300_000),
+    keepAliveTimeout: 5_000,
+    // How often Node looks for connections past those timeouts (its default, 30 s, would let a slow client sit far longer).
+    connectionsCheckingInterval: 1_000,
+  };
+}
+
+/** Listens and resolves with the bound port (the one chosen when `port` is 0). */
+export function listenOn(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
