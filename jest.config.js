@@ -5,15 +5,17 @@ const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
 const moduleNameMapper = {
-  '^@cds/(config|logging|core|data|messaging|http|diagnostics|metrics)$': '<rootDir>/libs/$1/src/index.ts',
+  '^@cds/(config|logging|core|data|messaging|http|diagnostics|metrics|lifecycle|outbound)$': '<rootDir>/libs/$1/src/index.ts',
   '^@cds/(api|checker|webhook-dispatcher|edge-proxy|all-in-one|cli)$': '<rootDir>/services/$1/src/index.ts',
 };
 const common = { testEnvironment: 'node', transform, moduleNameMapper, rootDir: __dirname };
 module.exports = {
-  // testTimeout is a global option: jest ignores it inside a project.
-  testTimeout: 60000,
+  // The one test timeout, a backstop: the waits inside tests (eventually's timeoutMs) say how long each
+  // awaited condition may take and fail naming it. 5 min covers the longest integration test with a
+  // build still running elsewhere. A global option: jest ignores testTimeout inside a project.
+  testTimeout: 300_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/clients/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'soak', testMatch: ['<rootDir>/test/soak/**/*.test.ts'] },
   ],

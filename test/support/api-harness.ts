@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, type Config } from '@cds/config';
 import { createDataStore, type DataStore } from '@cds/data';
-import { boundPort, closeServer, listen } from '@cds/http';
+import { boundPort, closeServer, listen } from '@cds/lifecycle';
 import { createLogger } from '@cds/logging';
 import { createApp } from '@cds/api';
 import { createTestDatabase } from './test-database';
@@ -53,6 +53,8 @@ export function randomSlug(prefix = 'app'): string {
  * Rate counters use fixed windows aligned to the epoch. When fewer than
  * `minSeconds` remain in the current window, sleeps into the next one, so a
  * short burst of requests that a test counts falls into a single window.
+ * Only for services in other processes, which keep real time; in-process
+ * code takes a TestClock and starts a window at once.
  */
 export async function roomInWindow(minSeconds: number, windowSeconds = 60): Promise<void> {
   const windowMs = windowSeconds * 1000;
@@ -95,13 +97,20 @@ export async function connectTestClient(url: string, operatorToken: string): Pro
   return client;
 }
 
+export interface TestApiOptions {
+  /** The database of another test API or process, instead of a fresh one. */
+  url?: string;
+  /** The API's clock (a TestClock's `now`, to start rate windows at will). */
+  now?: () => Date;
+}
+
 /**
  * Starts the API in-process on port 0 against a fresh database of the kind
  * TEST_DATABASE names (postgres or sqlite). `env` overrides configuration.
  */
-export async function startTestApi(env: Record<string, string> = {}, shared?: { url: string }): Promise<TestApi> {
-  const db = shared ? null : await createTestDatabase();
-  const databaseUrl = shared?.url ?? (db as { url: string }).url;
+export async function startTestApi(env: Record<string, string> = {}, opts: TestApiOptions = {}): Promise<TestApi> {
+  const db = opts.url ? null : await createTestDatabase();
+  const databaseUrl = opts.url ?? (db as { url: string }).url;
   const operatorToken = randomBytes(24).toString('base64url');
   const config = loadConfig({
     mode: 'all-in-one',
@@ -118,7 +127,7 @@ export async function startTestApi(env: Record<string, string> = {}, shared?: { 
   const logger = createLogger({ service: 'api-test', level: 'error' });
   const store = await createDataStore({ url: config.databaseUrl });
   await store.migrate();
-  const server: http.Server = await listen(createApp({ config, logger, store }), 0, '127.0.0.1');
+  const server: http.Server = await listen(createApp({ config, logger, store, ...(opts.now ? { now: opts.now } : {}) }), 0, '127.0.0.1');
   const client = await connectTestClient(`http://127.0.0.1:${boundPort(server)}`, operatorToken);
   return {
     ...client,

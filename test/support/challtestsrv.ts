@@ -3,7 +3,7 @@
 // default answers unless asked, so a name resolves only to what a test programs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually';
 import { freePort } from './free-port';
 
 const BINARY = '/usr/bin/pebble-challtestsrv';
@@ -53,16 +53,14 @@ export async function startTestDns(opts: TestDnsOptions = {}): Promise<TestDns> 
     const res = await fetch(`${management}${path}`, { method: 'POST', body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`challtestsrv ${path}: ${res.status} ${await res.text()}`);
   };
-  for (let tries = 0; ; tries++) {
+  let lastError: unknown = null;
+  await eventually('challtestsrv to answer', async () => {
     if (child.exitCode !== null) throw new Error(`challtestsrv exited: ${output}`);
-    try {
-      await post('/clear-a', { host: 'probe.test.' });
-      break;
-    } catch (err) {
-      if (tries > 50) throw err;
-      await sleep(100);
-    }
-  }
+    return post('/clear-a', { host: 'probe.test.' }).then(() => true, (err: unknown) => {
+      lastError = err;
+      return false;
+    });
+  }, { timeoutMs: 5_000, intervalMs: 100, explain: () => String(lastError) });
   return {
     server: `127.0.0.1:${dnsPort}`,
     management,

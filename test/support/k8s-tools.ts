@@ -65,9 +65,14 @@ export function mergedValues(valueFiles: readonly string[]): Record<string, unkn
 /** `kubectl kustomize <dir>` (offline), parsed. */
 export function kustomize(dir: string): K8sObject[] {
   const yaml = execFileSync('kubectl', ['kustomize', path.resolve(ROOT, dir)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return yamlDocuments<K8sObject>(yaml);
+}
+
+/** The documents of a YAML text, parsed (helm-render's converter). */
+export function yamlDocuments<T>(yaml: string): T[] {
   const result = runRender(['-yaml-to-json'], yaml);
   if (result.status !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout) as K8sObject[];
+  return JSON.parse(result.stdout) as T[];
 }
 
 /** Schema problems of each object (empty when all are valid Kubernetes or Prometheus Operator objects). */

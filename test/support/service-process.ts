@@ -1,17 +1,13 @@
 // What the tests that spawn a built service (`node services/<name>/dist/main.js`) share.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually';
 
-export const BUILD_WAIT_MS = 120_000;
+const BUILD_WAIT_MS = 120_000;
 
 /** `make test` builds first; while a build is still running elsewhere, wait (up to BUILD_WAIT_MS) for `main` instead of failing. */
 export async function waitForBuild(main: string): Promise<void> {
-  const deadline = Date.now() + BUILD_WAIT_MS;
-  while (!existsSync(main)) {
-    if (Date.now() > deadline) throw new Error(`${main} does not exist: build first (npx tsc -b tsconfig.build.json)`);
-    await sleep(1000);
-  }
+  await eventually(`${main} to exist (build first: npx tsc -b tsconfig.build.json)`, () => existsSync(main), { timeoutMs: BUILD_WAIT_MS, intervalMs: 1000 });
 }
 
 export interface Exit {

@@ -12,16 +12,19 @@ describe('docs/configuration.md', () => {
 
   it('documents every variable with a description and a default', () => {
     const variables = configSchemaDoc();
-    // Every variable of DECISIONS.md §1, in its order.
+    // Every variable of DECISIONS.md §1, in its order, then those added later (§4's OPERATOR_PORT, §9).
     expect(variables.map((variable) => variable.name)).toEqual([
       'DATABASE_URL', 'AMQP_URL', 'API_PORT', 'EDGE_HTTP_PORT', 'EDGE_HTTPS_PORT', 'METRICS_PORT', 'BIND_ADDRESS',
       'EDGE_TARGET', 'OPERATOR_TOKEN', 'OPERATOR_API_ENABLED', 'OPERATOR_ALLOWED_CIDRS',
       'OPERATOR_AUTH_FAILURES_PER_MINUTE', 'OPERATOR_BACKUP', 'ENABLE_LEGACY_API', 'V1_AUTH_FAILURES_PER_MINUTE',
       'TRUST_PROXY', 'DEPLOYMENT_DOMAIN_LIMIT', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY',
-      'ASSERTION_DEPLOYMENT_KID', 'CERT_ISSUER', 'ACME_DIRECTORY_URL', 'ACME_EMAIL', 'ACME_CA_BUNDLE', 'DNS_SERVERS',
+      'ASSERTION_DEPLOYMENT_KID', 'CERT_ISSUER', 'ACME_DIRECTORY_URL', 'ACME_EMAIL', 'ACME_CA_BUNDLE',
+      'ACME_ORDERS_PER_HOUR', 'ACME_ORDERS_PER_APPLICATION_PER_HOUR', // §10's ACME order budget, beside the other ACME variables
+      'DNS_SERVERS',
       'CHECK_SCHEDULE_PENDING', 'CHECK_INTERVAL_LIVE', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_TIMEOUT',
       'WEBHOOK_CA_BUNDLE', 'WEBHOOK_ALLOW_PRIVATE_CIDRS', 'ORIGIN_CA_BUNDLE', 'ORIGIN_TIMEOUT', 'SMTP_URL',
-      'SMTP_FROM', 'LOG_LEVEL',
+      'SMTP_FROM', 'LOG_LEVEL', 'OPERATOR_PORT', 'HOUSEKEEPING_INTERVAL', 'OUTBOX_RETENTION', 'WEBHOOK_DELIVERY_RETENTION', 'DELETED_DOMAIN_RETENTION',
+      'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION', 'WEBHOOK_PENDING_LIMIT',
     ]);
     for (const variable of variables) {
       expect(variable.description.length).toBeGreaterThan(10);

@@ -20,8 +20,6 @@ interface KeyList {
   keys: AssertionKey[];
 }
 
-jest.setTimeout(60_000);
-
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DEPLOYMENT_KID = 'deployment-2026';
 

@@ -1,10 +1,8 @@
 // Application credentials on /v1: what is refused (401), suspension (403), the
 // per-credential request rate and the invalid-credential throttle (429).
 import { randomUUID } from 'node:crypto';
-import { expectError, roomInWindow, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
-
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
+import { expectError, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
+import { TestClock } from '../../support/test-clock';
 
 const FAST = { api_requests_per_minute: 100_000 };
 // A well-formed key that was never issued: cd_ + 43 base62 characters.
@@ -29,10 +27,12 @@ function expectRetryAfter(answer: Answer, max = 60): void {
 describe('application credentials', () => {
   let api: TestApi;
   let key: string;
+  // The API's clock: a test that counts requests in a one-minute window starts a fresh one.
+  const clock = new TestClock();
 
   beforeAll(async () => {
     // Many refusals below come from one address: keep the throttle out of the way.
-    api = await startTestApi({ V1_AUTH_FAILURES_PER_MINUTE: '1000' });
+    api = await startTestApi({ V1_AUTH_FAILURES_PER_MINUTE: '1000' }, { now: clock.now });
     key = (await api.createApplication(undefined, FAST)).key;
   });
   afterAll(() => api?.close());
@@ -110,7 +110,7 @@ describe('application credentials', () => {
 
   it('counts every request with a valid key against api_requests_per_minute and puts RateLimit headers on every answer', async () => {
     const own = await api.createApplication(undefined, { api_requests_per_minute: 5 });
-    await roomInWindow(10);
+    clock.startWindow(60);
     const answers = [
       await api.request('GET', '/v1/domains', { token: own.key }),
       await api.request('GET', `/v1/domains/${randomUUID()}`, { token: own.key }),
@@ -138,14 +138,15 @@ describe('application credentials', () => {
 
 describe('invalid-credential throttle', () => {
   let api: TestApi;
+  const clock = new TestClock();
   beforeAll(async () => {
-    api = await startTestApi({ V1_AUTH_FAILURES_PER_MINUTE: '5' });
+    api = await startTestApi({ V1_AUTH_FAILURES_PER_MINUTE: '5' }, { now: clock.now });
   });
   afterAll(() => api?.close());
 
   it('after 5 failures from one address answers 429 with Retry-After to every /v1 request, a valid key included', async () => {
     const { key } = await api.createApplication(undefined, FAST);
-    await roomInWindow(10);
+    clock.startWindow(60);
     const failures = [
       await api.request('GET', '/v1/domains'),
       await api.request('GET', '/v1/domains', { token: UNKNOWN_KEY }),

@@ -430,9 +430,6 @@ function problemsOf(api: TestApi, c: Case, res: Answer): string[] {
   return problems;
 }
 
-// The project-level testTimeout does not reach tests run through `projects`; 2 shared cores are slow.
-jest.setTimeout(120_000);
-
 function getsWithBodies(ctx: { key: string; domainId: string; operatorToken: string }): Case[] {
   const json = { 'content-type': 'application/json' };
   return [

@@ -3,8 +3,6 @@
 import { expectError, startTestApi, type TestApi } from '../../support/api-harness';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
 
-jest.setTimeout(60_000);
-
 const DOCTOR = '/operator/v1/doctor';
 
 interface Report {

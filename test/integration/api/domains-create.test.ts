@@ -2,9 +2,6 @@
 // refusals, and hostname claims across applications.
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
-
 const EDGE_TARGET = 'edge.example.net'; // the harness default
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -96,6 +93,16 @@ describe('a created domain', () => {
     const res = await create({ hostname: 'meta-bounds.example.com', reference: 'ws', metadata });
     expect(res.status).toBe(201);
     expect(res.body.metadata).toEqual(metadata);
+  });
+
+  it('takes the empty string as a metadata value, and reads it back as one', async () => {
+    const metadata = { note: '', plan: 'pro' };
+    const res = await create({ hostname: 'meta-empty.example.com', reference: 'ws', metadata });
+    expect(res.status).toBe(201);
+    expect(res.body.metadata).toEqual(metadata);
+    const read = await api.request('GET', `/v1/domains/${res.body.id}`, { token: key });
+    expect(read.status).toBe(200);
+    expect(read.body.metadata).toEqual(metadata);
   });
 });
 

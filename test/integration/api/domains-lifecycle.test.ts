@@ -3,9 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { expectError, randomSlug, startTestApi, type TestApi } from '../../support/api-harness';
 
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
-
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNLIMITED = { api_requests_per_minute: 100_000, live_domains: 1000 };
 
@@ -132,9 +129,7 @@ describe('POST /v1/domains/{id}/checks', () => {
   });
 
   it('allows 60 rechecks per application per hour', async () => {
-    // The hourly window is fixed: keep the 61 rechecks inside one hour.
-    const msLeftInHour = 3_600_000 - (Date.now() % 3_600_000);
-    if (msLeftInHour < 60_000) await new Promise((resolve) => setTimeout(resolve, msLeftInHour + 100));
+    // The hourly window is anchored at the application's first recheck: the 61 rechecks fall inside it without waiting.
     const { key: busy } = await api.createApplication(undefined, { api_requests_per_minute: 100_000, live_domains: 100 });
     const ids: string[] = [];
     for (let i = 0; i < 61; i++) ids.push((await createDomain(`hourly-${i}.example.com`, busy)).id);
@@ -151,5 +146,5 @@ describe('POST /v1/domains/{id}/checks', () => {
     // Another application's allowance is its own.
     const mine = await createDomain('hourly-other-app.example.com');
     expect((await api.request('POST', `/v1/domains/${mine.id}/checks`, { token: key })).status).toBe(202);
-  }, 180_000);
+  });
 });

@@ -1,9 +1,7 @@
 // GET /v1/openapi.json: an OpenAPI 3.1.0 document that describes every path of
 // the interface specification.
+import Ajv2020 from 'ajv/dist/2020';
 import { startTestApi, type TestApi } from '../../support/api-harness';
-
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
 
 // Every (method, path) of the interface specification's endpoint tables.
 const SPEC_OPERATIONS: Array<[string, string]> = [
@@ -93,6 +91,18 @@ describe('/v1/openapi.json', () => {
     expect(createParams.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')).toBe(true);
     expect(Object.keys(operation('post', '/v1/domains')?.responses ?? {})).toEqual(expect.arrayContaining(['200', '201', '401', '403', '409', '413', '422', '429']));
     expect(Object.keys(operation('post', '/v1/domains/{domain_id}/checks')?.responses ?? {})).toEqual(expect.arrayContaining(['202', '404', '409', '429']));
+  });
+
+  it('describes the metadata rules: the empty string is a value, nested values and a 33rd key are not', () => {
+    const body = (operation('post', '/v1/domains') as { requestBody: { content: Record<string, { schema: JsonObject }> } }).requestBody;
+    const validate = new Ajv2020({ strict: false }).compile(body.content['application/json']?.schema ?? {});
+    const create = (metadata: unknown) => validate({ hostname: 'shop.example.com', reference: 'ws', metadata });
+    expect(create({ note: '', plan: 'pro', seats: 3, trial: false, owner: null })).toBe(true);
+    expect(create({ ['🔑'.repeat(64)]: '✓'.repeat(512) })).toBe(true);
+    expect(create({ note: 'x'.repeat(513) })).toBe(false);
+    expect(create({ '': 'v' })).toBe(false);
+    expect(create({ nested: { a: 1 } })).toBe(false);
+    expect(create(Object.fromEntries(Array.from({ length: 33 }, (_v, i) => [`k${i}`, i])))).toBe(false);
   });
 
   it('is what the harness checks every answer against', async () => {

@@ -4,9 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
-
 interface Domain {
   id: string;
   hostname: string;

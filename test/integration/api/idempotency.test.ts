@@ -3,9 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import { expectError, expectValidationError, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
 
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
-
 const UNLIMITED = { api_requests_per_minute: 100_000, live_domains: 1000 };
 
 let api: TestApi;

@@ -4,8 +4,6 @@
 // domain id, and every /v1/webhooks path with another application's webhook id.
 import { expectError, startTestApi, type TestApi } from '../../support/api-harness';
 
-jest.setTimeout(60_000);
-
 const APPS = '/operator/v1/applications';
 const UNLIMITED = { api_requests_per_minute: 100_000, credentials: 5 };
 

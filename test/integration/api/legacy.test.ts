@@ -3,9 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { expectError, expectValidationError, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
 
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
-
 const FAST = { api_requests_per_minute: 100_000 };
 const SUCCESSOR_LINK = '</v1/domains>; rel="successor-version"';
 

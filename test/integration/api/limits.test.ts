@@ -2,9 +2,6 @@
 // concurrent creates) and per deployment (DEPLOYMENT_DOMAIN_LIMIT).
 import { expectError, startTestApi, type TestApi } from '../../support/api-harness';
 
-// Requests against a real database on a shared 2-core machine: jest's 5 s default is too tight.
-jest.setTimeout(60_000);
-
 const FAST = { api_requests_per_minute: 100_000 };
 
 async function createDomain(api: TestApi, token: string, hostname: string) {

@@ -25,9 +25,6 @@ const OPERATOR_PATHS: Array<[string, string]> = [
   ['GET', '/operator/v1'],
 ];
 
-// The project-level testTimeout does not reach tests run through `projects`; 2 shared cores are slow.
-jest.setTimeout(60_000);
-
 let main: TestApi;
 const others: TestApi[] = [];
 

@@ -6,8 +6,6 @@ import { secretHash } from '@cds/core';
 import { OPERATOR_TOKEN_SETTING } from '@cds/http';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
-jest.setTimeout(60_000);
-
 const APPS = '/operator/v1/applications';
 const newToken = () => randomBytes(36).toString('base64url'); // 48 characters
 

@@ -51,9 +51,6 @@ const API_KEY = /^cd_[0-9A-Za-z]{43}$/;
 const APPS = '/operator/v1/applications';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-// The project-level testTimeout does not reach tests run through `projects`; 2 shared cores are slow.
-jest.setTimeout(60_000);
-
 let api: TestApi;
 
 beforeAll(async () => {

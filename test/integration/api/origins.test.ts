@@ -3,7 +3,7 @@
 import http, { type IncomingHttpHeaders, type RequestListener } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { probeOrigin } from '@cds/http';
+import { probeOrigin } from '@cds/outbound';
 import { expectError, expectValidationError, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
 import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca';
 
@@ -24,8 +24,6 @@ interface FakeOrigin {
   seen: Array<{ path: string; headers: IncomingHttpHeaders }>;
   close(): Promise<void>;
 }
-
-jest.setTimeout(60_000);
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';

@@ -8,8 +8,6 @@ interface TrafficReport {
   totals: { requests: number; response_bytes: number };
 }
 
-jest.setTimeout(60_000);
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The UTC day `offset` days before today, YYYY-MM-DD. */
 const dayBefore = (offset: number) => new Date(Date.now() - offset * DAY_MS).toISOString().slice(0, 10);

@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { OutboxRow } from '@cds/data';
 import type { Edge } from '@cds/edge-proxy';
 import type { TestApi } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { startAcmeStack, type AcmeStack } from './acme-stack';
 import type { CheckerDns } from './checker-dns';
 import { check, publishRecords, registerDomain, waitForDomain, type DomainView } from './checker-stack';
@@ -27,7 +28,7 @@ const splitPem = (pem: string) => pem.split(/(?<=-----END CERTIFICATE-----)\s*/)
 beforeAll(async () => {
   stack = await startAcmeStack({ rabbit: true, schedule: '500ms', pollIntervalMs: 200 });
   ({ dns, pebble, api, edge, app } = stack);
-}, 60_000);
+});
 
 afterAll(() => stack?.stop());
 
@@ -79,19 +80,16 @@ test('the lifecycle over ACME: a Pebble certificate, then exactly ready, attenti
   await waitForDomain(api, key, domain.id, (d) => d.status === 'ready');
   expect((await api.request('DELETE', `/v1/domains/${domain.id}`, { token: key })).status).toBe(202);
 
-  const deadline = Date.now() + 10_000;
   let events: OutboxRow[] = [];
-  do {
+  await eventually('four events, all published', async () => {
     events = (await api.store.run((r) => r.outbox.all('event.emitted'))).filter(ofDomain(domain.id));
-    if (events.length === 4 && events.every((e) => e.publishedAt !== null)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  } while (Date.now() < deadline);
+    return events.length === 4 && events.every((e) => e.publishedAt !== null);
+  }, { timeoutMs: 10_000, explain: () => `events: ${JSON.stringify(events)}` });
   expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted']);
-  expect(events.every((e) => e.publishedAt !== null)).toBe(true);
   const resources = events.map((e) => (e.payload as { data: { domain: DomainView } }).data.domain);
   expect(resources.map((d) => d.status)).toEqual(['ready', 'attention_required', 'ready', 'deleting']);
   for (const resource of resources) expect(Object.keys(resource).sort()).toEqual(Object.keys(ready).sort());
-}, 120_000);
+});
 
 test('caa_forbids_issuance: a CAA record that allows no CA stops the order', async () => {
   const domain = await registerDomain(api, app.key, `shop.acme-caa-${process.pid}.com`);
@@ -111,4 +109,4 @@ test('certificate_issuance_failed: validation fails while no edge answers, and o
   expect(check(failed, 'certificate').error_code).toBe('certificate_issuance_failed');
   const throttled = await waitForDomain(api, app.key, domain.id, (d) => (check(d, 'certificate').message ?? '').includes('failed validations'), 60_000);
   expect(check(throttled, 'certificate')).toMatchObject({ status: 'failing', error_code: 'certificate_issuance_failed', message: expect.stringContaining('5 failed validations') });
-}, 90_000);
+});

@@ -6,7 +6,8 @@
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
 import { outboxSource } from '@cds/data';
 import type { Edge } from '@cds/edge-proxy';
-import { connectAmqpBus, InProcessBus, silentLogger, startOutboxRelay, type Bus, type MessagingLogger, type OutboxRelay } from '@cds/messaging';
+import { silentLogger, type Logger } from '@cds/logging';
+import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { startAcmeProxy, startAriResponder, type AcmeProxy, type AriResponder } from './acme-proxy';
@@ -47,12 +48,13 @@ export interface AcmeStack {
 }
 
 /** Keeps the latest warnings and errors in `log` (at most 200) and passes everything on to `next`. */
-function recordingLogger(log: string[], next: MessagingLogger): MessagingLogger {
-  const keep = (level: string, message: string, meta?: Record<string, unknown>) => {
+function recordingLogger(log: string[], next: Logger): Logger {
+  const keep = (level: string, message: string, meta?: object) => {
     log.push(`${new Date().toISOString()} ${level} ${message} ${JSON.stringify(meta ?? {})}`);
     if (log.length > 200) log.shift();
   };
   return {
+    debug: (message, meta) => next.debug(message, meta),
     info: (message, meta) => next.info(message, meta),
     warn: (message, meta) => {
       keep('warn', message, meta);

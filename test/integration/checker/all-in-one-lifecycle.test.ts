@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createDataStore } from '@cds/data';
 import { connectTestClient, type TestClient } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
 import { check, EDGE_TARGET, publishRecords, startOrigin, type DomainView, type TestOrigin } from './checker-stack';
 
@@ -50,15 +50,12 @@ beforeAll(async () => {
   });
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  await eventually('the all-in-one process to be ready', async () => {
     if (child.exitCode !== null) throw new Error(`all-in-one exited: ${output}`);
-    if (await fetch(`http://127.0.0.1:${metrics}/readyz`).then((r) => r.status === 200, () => false)) break;
-    if (Date.now() > deadline) throw new Error(`all-in-one not ready: ${output}`);
-    await sleep(200);
-  }
+    return fetch(`http://127.0.0.1:${metrics}/readyz`).then((r) => r.status === 200, () => false);
+  }, { timeoutMs: 60_000, intervalMs: 200, explain: () => output });
   client = await connectTestClient(`http://127.0.0.1:${api}`, token);
-}, 90_000);
+});
 
 afterAll(async () => {
   await stopProcess();
@@ -90,16 +87,13 @@ async function internalCa(): Promise<string> {
   }
 }
 
-async function waitFor(key: string, id: string, until: (d: DomainView) => boolean): Promise<DomainView> {
-  const deadline = Date.now() + 30_000;
+function waitFor(key: string, id: string, until: (d: DomainView) => boolean): Promise<DomainView> {
   let last: unknown = null;
-  while (Date.now() < deadline) {
+  return eventually(`domain ${id} to reach the expected state`, async () => {
     const answer = await client.request<DomainView>('GET', `/v1/domains/${id}`, { token: key });
     last = answer.body;
-    if (answer.status === 200 && until(answer.body)) return answer.body;
-    await sleep(150);
-  }
-  throw new Error(`not reached; last ${JSON.stringify(last)}; process output: ${output}`);
+    return answer.status === 200 && until(answer.body) && answer.body;
+  }, { timeoutMs: 30_000, intervalMs: 150, explain: () => `last ${JSON.stringify(last)}; process output: ${output}` });
 }
 
 test('all-in-one: ready with an internal certificate, attention_required, recovered, deleted; four events in order', async () => {
@@ -124,14 +118,12 @@ test('all-in-one: ready with an internal certificate, attention_required, recove
   const attention = await waitFor(key, domain.id, (d) => d.status === 'attention_required');
   expect(check(attention, 'ownership').error_code).toBe('txt_record_not_found');
   // attention_required keeps its certificate: HTTPS answers 503 within 5 s.
-  const deadline = Date.now() + 5_000;
-  while ((await viaEdge(domain.hostname, ca)).status !== 503 && Date.now() < deadline) await sleep(200);
-  expect((await viaEdge(domain.hostname, ca)).status).toBe(503);
+  await eventually('503 from the edge', async () => (await viaEdge(domain.hostname, ca)).status === 503, { timeoutMs: 5_000, intervalMs: 200 });
   await publishRecords(dns, domain);
   await waitFor(key, domain.id, (d) => d.status === 'ready');
   expect((await client.request('DELETE', `/v1/domains/${domain.id}`, { token: key })).status).toBe(202);
-  await sleep(500);
   // Deleted: the fan-out drops it from the edge; no certificate is shown any more.
+  await eventually('the edge to refuse the handshake', () => viaEdge(domain.hostname, ca).then(() => false, () => true), { timeoutMs: 5_000 });
   await expect(viaEdge(domain.hostname, ca)).rejects.toThrow();
   await stopProcess();
 
@@ -149,4 +141,4 @@ test('all-in-one: ready with an internal certificate, attention_required, recove
   } finally {
     await store.close();
   }
-}, 120_000);
+});

@@ -5,7 +5,8 @@
 import { createHmac, X509Certificate } from 'node:crypto';
 import { encryptSecret } from '@cds/core';
 import { INTERNAL_CA_SETTINGS, startChecker } from '@cds/checker';
-import { InProcessBus, silentLogger } from '@cds/messaging';
+import { silentLogger } from '@cds/logging';
+import { InProcessBus } from '@cds/messaging';
 import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca';
 import {
   activateOrigin, check, EDGE_TARGET, observedAfter, publishRecords, registerDomain, startCheckerStack, startOrigin, waitForDomain,

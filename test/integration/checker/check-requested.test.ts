@@ -3,7 +3,8 @@
 // and on a manual recheck.
 import { startChecker, type Checker } from '@cds/checker';
 import { outboxSource } from '@cds/data';
-import { InProcessBus, silentLogger, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
+import { silentLogger } from '@cds/logging';
+import { InProcessBus, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { startCheckerDns, type CheckerDns } from './checker-dns';
 import { check, EDGE_TARGET, publishRecords, registerDomain, waitForDomain } from './checker-stack';

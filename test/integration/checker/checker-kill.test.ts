@@ -6,8 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
@@ -38,7 +38,7 @@ beforeAll(async () => {
     setTimeout(() => res.end('ok'), PROBE_MS);
   });
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const { child } of checkers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -80,24 +80,20 @@ test('kill -9 of one checker: the other checks all 200 domains, none by both at 
   }
   const [victim, survivor] = [await startCheckerProcess(), await startCheckerProcess()];
   // Kill once both have probes in flight.
-  const killBy = Date.now() + 30_000;
-  while ([...probes.values()].flat().filter((p) => p.end === null).length < 20 && Date.now() < killBy) await sleep(20);
+  await eventually('20 probes in flight', () => [...probes.values()].flat().filter((p) => p.end === null).length >= 20, { timeoutMs: 30_000, intervalMs: 20 });
   victim.child.kill('SIGKILL');
   const killedAt = Date.now();
 
   // The survivor takes over the victim's domains once their leases lapse (30 s without a heartbeat).
-  const deadline = Date.now() + 90_000;
   let observed = 0;
-  while (Date.now() < deadline) {
+  await eventually('the survivor to finish every domain', async () => {
     const checks = await api.store.run((r) => r.domains.checksOf(ids));
     // Finished: the DNS and origin checks observed and the certificate issued (a run's last step).
     observed = ids.filter((id) => checks.some((c) => c.domainId === id && c.type === 'ownership' && c.observedAt !== null)
       && checks.some((c) => c.domainId === id && c.type === 'certificate' && c.status === 'passing')).length;
-    if (observed === DOMAINS) break;
     if (survivor.child.exitCode !== null) throw new Error(`survivor exited: ${survivor.output}`);
-    await sleep(500);
-  }
-  expect(observed).toBe(DOMAINS);
+    return observed === DOMAINS;
+  }, { timeoutMs: 90_000, intervalMs: 500, explain: () => `${observed} of ${DOMAINS} finished` });
   const checks = await api.store.run((r) => r.domains.checksOf(ids));
   for (const type of ['ownership', 'routing', 'certificate', 'origin'] as const) {
     expect(checks.filter((c) => c.type === type && c.status === 'passing')).toHaveLength(DOMAINS);
@@ -118,4 +114,4 @@ test('kill -9 of one checker: the other checks all 200 domains, none by both at 
   // the acceptance is the assertions above and below.
   console.log(`checker kill test: ${retaken} domain(s) cut by the kill were probed again by the survivor`);
   expect(probes.size).toBe(DOMAINS);
-}, 240_000);
+});

@@ -3,11 +3,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { InProcessBus, silentLogger, type Bus } from '@cds/messaging';
+import { silentLogger } from '@cds/logging';
+import { InProcessBus, type Bus } from '@cds/messaging';
 import { startChecker, type Checker } from '@cds/checker';
 import { startEdge, type Edge } from '@cds/edge-proxy';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { startCheckerDns, type CheckerDns } from './checker-dns';
 
 export const EDGE_TARGET = 'edge.example.net';
@@ -83,16 +84,13 @@ export async function publishRecords(dns: CheckerDns, domain: DomainView, which:
 }
 
 /** Polls GET /v1/domains/{id} until `until` holds (fails with the last state after `timeoutMs`). */
-export async function waitForDomain(api: TestApi, key: string, id: string, until: (d: DomainView) => boolean, timeoutMs = 20_000): Promise<DomainView> {
-  const deadline = Date.now() + timeoutMs;
+export function waitForDomain(api: TestApi, key: string, id: string, until: (d: DomainView) => boolean, timeoutMs = 20_000): Promise<DomainView> {
   let last: DomainView | null = null;
-  while (Date.now() < deadline) {
+  return eventually(`domain ${id} to reach the expected state`, async () => {
     const answer = await api.request<DomainView>('GET', `/v1/domains/${id}?include_deleted=true`, { token: key });
     last = answer.body;
-    if (answer.status === 200 && until(last)) return last;
-    await sleep(100);
-  }
-  throw new Error(`domain ${id} did not reach the expected state; last: ${JSON.stringify(last)}`);
+    return answer.status === 200 && until(last) && last;
+  }, { timeoutMs, intervalMs: 100, explain: () => `last: ${JSON.stringify(last)}` });
 }
 
 /** Waits until every check has been observed after `since` (ISO), i.e. one full run happened after a change. */

@@ -3,11 +3,12 @@
 // answers slowly and records, per Host, when each probe started and ended.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalCa, startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
 import { createDataStore, type CheckRunsRepository, type DataStore, type Repositories } from '@cds/data';
-import { InProcessBus, silentLogger } from '@cds/messaging';
+import { silentLogger } from '@cds/logging';
+import { InProcessBus } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { startCheckerDns, type CheckerDns } from './checker-dns';
 import { activateOrigin, EDGE_TARGET, publishRecords, registerDomain } from './checker-stack';
 
@@ -96,7 +97,10 @@ test('every domain is checked, by both checkers between them, never by two at on
     const counted = countingSteps(store, (written) => { steps[index] = (steps[index] ?? 0) + written; });
     checkers.push(await startChecker({ config: api.config, logger: silentLogger, store: counted, bus: new InProcessBus(), pollIntervalMs: 50, concurrency: 8, issuer }));
   }
-  await sleep(4000);
+  // Both checkers compete until every domain has its certificate and has been probed twice (two runs each).
+  await eventually('every domain issued and probed twice, with steps by both checkers', () => (issued[0] ?? 0) + (issued[1] ?? 0) >= DOMAINS
+    && hostnames.every((hostname) => (probes.get(hostname) ?? []).length >= 2)
+    && (steps[0] ?? 0) > DOMAINS / 2 && (steps[1] ?? 0) > DOMAINS / 2, { timeoutMs: 30_000 });
   await Promise.all(checkers.map((c) => c.stop()));
   if (second !== api.store) await second.close();
 

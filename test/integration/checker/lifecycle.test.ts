@@ -2,6 +2,7 @@
 // with exactly those events in the outbox, in order, each with the full Domain
 // resource as it was, and the edge fan-out beside them.
 import type { OutboxRow } from '@cds/data';
+import { eventually } from '../../support/eventually';
 import {
   activateOrigin, check, publishRecords, registerDomain, startCheckerStack, startOrigin, waitForDomain,
   type CheckerStack, type DomainView, type TestOrigin,
@@ -47,14 +48,18 @@ test('a domain goes ready, needs attention, recovers and is deleted, with exactl
   await publishRecords(dns, domain);
   const recovered = await waitForDomain(api, key, domain.id, (d) => d.status === 'ready');
 
+  // A domain that stays pending_dns: the scheduler checks it every period, which shows the periods passing.
+  const witness = await registerDomain(api, key, `witness.lifecycle-${process.pid}.com`);
   const deleted = await api.request<DomainView>('DELETE', `/v1/domains/${domain.id}`, { token: key });
   expect(deleted.status).toBe(202);
   // The scheduler leaves deleted domains alone and removes their certificate.
-  const deadline = Date.now() + 10_000;
-  while ((await api.store.run((r) => r.certificates.find(domain.hostname))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  expect(await api.store.run((r) => r.certificates.find(domain.hostname))).toBeNull();
+  await eventually('the deleted domain\'s certificate removed', async () => (await api.store.run((r) => r.certificates.find(domain.hostname))) === null, { timeoutMs: 10_000 });
   const afterDelete = await api.request<DomainView>('GET', `/v1/domains/${domain.id}?include_deleted=true`, { token: key });
-  await new Promise((r) => setTimeout(r, 800)); // several schedule periods
+  let witnessed = new Date().toISOString();
+  for (let period = 0; period < 3; period++) {
+    const checked = await waitForDomain(api, key, witness.id, (d) => (check(d, 'ownership').observed_at ?? '') > witnessed);
+    witnessed = check(checked, 'ownership').observed_at as string;
+  }
   const later = await api.request<DomainView>('GET', `/v1/domains/${domain.id}?include_deleted=true`, { token: key });
   expect(later.body).toEqual(afterDelete.body);
 
@@ -96,8 +101,6 @@ test('a deleted domain\'s ACME challenges are removed in the background within s
     await r.acmeChallenges.save({ token: `live-${process.pid}`, hostname: live.hostname, keyAuthorization: 'live.k', createdAt });
   });
   // The clean-up runs every few seconds; both challenges were just created, far from the one-hour cut-off.
-  const deadline = Date.now() + 15_000;
-  while ((await api.store.run((r) => r.acmeChallenges.find(`gone-${process.pid}`))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  expect(await api.store.run((r) => r.acmeChallenges.find(`gone-${process.pid}`))).toBeNull();
+  await eventually('the deleted domain\'s challenge removed', async () => (await api.store.run((r) => r.acmeChallenges.find(`gone-${process.pid}`))) === null, { timeoutMs: 15_000 });
   expect(await api.store.run((r) => r.acmeChallenges.find(`live-${process.pid}`))).toMatchObject({ hostname: live.hostname, keyAuthorization: 'live.k' });
 });

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../../support/eventually';
 import { createThrowawayCa } from '../../support/throwaway-ca';
 import { freePort } from './checker-dns';
 
@@ -62,16 +62,14 @@ export async function startPebble(opts: { httpPort: number; dnsServer: string })
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const directoryUrl = `https://127.0.0.1:${port}/dir`;
-  for (let tries = 0; ; tries++) {
+  let lastError: unknown = null;
+  await eventually('pebble to answer', async () => {
     if (child.exitCode !== null) throw new Error(`pebble exited: ${output}`);
-    try {
-      await get(directoryUrl, ca.caPem);
-      break;
-    } catch (err) {
-      if (tries > 100) throw new Error(`pebble did not start: ${String(err)} ${output}`);
-      await sleep(100);
-    }
-  }
+    return get(directoryUrl, ca.caPem).then(() => true, (err: unknown) => {
+      lastError = err;
+      return false;
+    });
+  }, { timeoutMs: 10_000, intervalMs: 100, explain: () => `${String(lastError)} ${output}` });
   return {
     directoryUrl,
     caBundle: ca.caFile,

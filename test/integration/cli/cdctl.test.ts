@@ -13,8 +13,6 @@ import { startDnsResponder, type DnsResponder } from '../../support/dns-responde
 import { waitForBuild } from '../../support/service-process';
 import { createTestDatabase } from '../../support/test-database';
 
-jest.setTimeout(180_000);
-
 const CDCTL = join(__dirname, '../../../services/cli/bin/cdctl.js');
 const MAIN = join(__dirname, '../../../services/cli/dist/main.js');
 
@@ -55,7 +53,6 @@ async function json<T = Record<string, unknown>>(args: string[]): Promise<T> {
 function expectExit(run: Run, code: number): void {
   if (run.code !== code) throw new Error(`expected exit ${code}, got ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
 }
-
 
 beforeAll(async () => {
   await waitForBuild(MAIN);

@@ -55,7 +55,7 @@ describe('check runs repository', () => {
     await ctx.store.run((r) => r.checkRuns.release([stolen.id], 'me'));
     await ctx.store.run((r) => r.checkRuns.claim(stolen.id, at(160), 'other', at(30_160)));
     const certificate = { hostname: kept.hostname, domainId: kept.id, issuer: 'internal' as const, pemChain: 'pem', keySealed: 'sealed', notBefore: at(0), notAfter: at(9_000_000), createdAt: at(190) };
-    const message = (row: DomainRow) => ({ routingKey: 'domain.changed', payload: { domain_id: row.id, hostname: row.hostname, application_id: app.id, change: 'certificate' } });
+    const message = (row: DomainRow) => ({ routingKey: 'domain.changed', payload: { domain_id: row.id, hostname: row.hostname, application_id: app.id, change: 'certificate' } }) as const;
 
     const written = await ctx.store.transaction((r) => r.checkRuns.record(
       [record(kept, { certificate, messages: [message(kept)] }), record(deleted, { messages: [message(deleted)] }), record(stolen, { messages: [message(stolen)] })],

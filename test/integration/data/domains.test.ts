@@ -64,7 +64,7 @@ describe('domains repository', () => {
 
   it('registers within the limit with its outbox messages, and on a refusal or a clash writes nothing', async () => {
     const app = await newApplication();
-    const messages = (id: string) => [{ routingKey: 'domain.check.requested', payload: { domain_id: id, application_id: app.id, reason: 'created' } }];
+    const messages = (id: string) => [{ routingKey: 'domain.check.requested', payload: { domain_id: id, application_id: app.id, reason: 'created' } } as const];
     const first = aDomain(app.id);
     expect(await ctx.store.run((r) => r.domains.register(first, checksFor(first.id), { limit: 1, messages: messages(first.id) }))).toEqual({ admitted: true });
     const outbox = await ctx.store.run((r) => r.outbox.all('domain.check.requested'));

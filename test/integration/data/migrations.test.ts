@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { createDataStore, type DataStore } from '@cds/data';
+import { silentLogger } from '@cds/logging';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { aCredential, anApplication } from './data-fixtures';
 
@@ -44,7 +45,7 @@ describe('data store migrations', () => {
   it('applies a migration once when several stores migrate at the same time', async () => {
     const fresh = await createTestDatabase();
     const logged: string[] = [];
-    const logger = { info: (msg: string, meta?: object) => logged.push(`${msg} ${JSON.stringify(meta)}`), warn: () => undefined };
+    const logger = { ...silentLogger, info: (msg: string, meta?: object) => logged.push(`${msg} ${JSON.stringify(meta)}`) };
     const stores = await Promise.all([1, 2, 3].map(() => createDataStore({ url: fresh.url, logger })));
     try {
       const all = await stores[0]!.pendingMigrations();

@@ -30,7 +30,7 @@ describe('units of work', () => {
     await ctx.store.transaction((r) => r.domains.insert(kept, checksFor(kept.id)));
     const failing = ctx.store.transaction(async (r) => {
       await r.domains.insert(lost, checksFor(lost.id));
-      await r.outbox.add('domain.changed', { domain_id: lost.id });
+      await r.outbox.add('domain.changed', { domain_id: lost.id, hostname: lost.hostname, application_id: app.id, change: 'created' });
       throw new Error('boom');
     });
     await expect(failing).rejects.toThrow('boom');
@@ -42,6 +42,7 @@ describe('units of work', () => {
 
   it('does not let a failing transaction undo a concurrent one', async () => {
     const app = await newApplication();
+    // The pauses interleave the three units of work: the order of their steps is the scenario.
     const a = aDomain(app.id);
     const b = aDomain(app.id);
     const results = await Promise.allSettled([
@@ -97,7 +98,7 @@ describe('units of work', () => {
 
     let later: Promise<string | null> | undefined;
     await ctx.store.run(async () => {
-      later = sleep(10).then(() => ctx.store.run((r) => r.settings.get('x')));
+      later = sleep(10).then(() => ctx.store.run((r) => r.settings.get('x'))); // starts after the outer unit of work ended
     });
     await expect(later).resolves.toBeNull();
   });
@@ -125,7 +126,7 @@ describe('units of work', () => {
       // Each reads the key the other writes, both before either writes: SERIALIZABLE would refuse one (write skew).
       const crossed = (read: string, write: string) => store.transaction(async (r) => {
         const seen = await r.settings.get(read);
-        await sleep(50);
+        await sleep(50); // both read before either writes: the overlap is the scenario
         await r.settings.set(write, `saw ${read}=${seen}`);
       });
       const results = await Promise.allSettled([crossed('crossed-a', 'crossed-b'), crossed('crossed-b', 'crossed-a')]);

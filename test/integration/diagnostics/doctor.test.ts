@@ -7,11 +7,10 @@ import amqp from 'amqplib';
 import { createDataStore, type DataStore } from '@cds/data';
 import { runDoctor, type DoctorConfig, type DoctorReport, type CheckResult } from '@cds/diagnostics';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
+import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-
-jest.setTimeout(60_000);
 
 const EDGE_TARGET = 'edge.example.net';
 const CHECK_ORDER = [
@@ -114,10 +113,10 @@ describe('runDoctor', () => {
       const confirm = await conn.createConfirmChannel();
       for (let i = 0; i < 1002; i++) confirm.sendToQueue('webhook-dispatcher', Buffer.from(String(i)));
       await confirm.waitForConfirms();
-      const deadline = Date.now() + 10_000;
-      do {
-        report = await runDoctor({ config: config(), store, amqpUrl: vhost.url });
-      } while (!check(report, 'queue:webhook-dispatcher').message.startsWith('1 consumer(s), 1001') && Date.now() < deadline);
+      report = await eventually('the doctor to see 1001 messages waiting', async () => {
+        const seen = await runDoctor({ config: config(), store, amqpUrl: vhost.url });
+        return check(seen, 'queue:webhook-dispatcher').message.startsWith('1 consumer(s), 1001') && seen;
+      }, { timeoutMs: 10_000 });
       expect(check(report, 'queue:webhook-dispatcher')).toMatchObject({ status: 'warn', message: expect.stringContaining('1001 message(s) waiting: more than 1000') });
       expect(report.status).not.toBe('failing');
     } finally {
@@ -183,7 +182,7 @@ describe('runDoctor', () => {
   });
 
   it('outbox backlog: warn past a minute, fail past ten; a clock far from the database fails', async () => {
-    await store.run((r) => r.outbox.add('domain.changed', { note: 'doctor test' }));
+    await store.run((r) => r.outbox.add('domain.changed', { domain_id: '3f1d8f4e-0000-4000-8000-0000000000d1', hostname: 'doctor.example.com', application_id: '3f1d8f4e-0000-4000-8000-0000000000d2', change: 'status' }));
     const later = (ms: number) => () => new Date(Date.now() + ms);
 
     let report = await runDoctor({ config: config(), store, now: later(2 * 60_000) });

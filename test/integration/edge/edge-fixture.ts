@@ -8,9 +8,12 @@ import type { AddressInfo } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { WebSocketServer } from 'ws';
 import { InternalCa } from '@cds/checker';
-import type { ApplicationLimits, DataStore, DomainRow, DomainStatus } from '@cds/data';
+import type { DomainStatus, Limits } from '@cds/core';
+import type { DataStore, DomainRow } from '@cds/data';
 import { startEdge, type Edge, type EdgeOptions } from '@cds/edge-proxy';
+import { silentLogger } from '@cds/logging';
 import { InProcessBus } from '@cds/messaging';
+import { TestClock } from '../../support/test-clock';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
 import { saveCertificate, seedApplication } from './served-domain';
 
@@ -35,12 +38,17 @@ export interface RecordingOrigin {
   requests: OriginRequest[];
   /** WebSocket connections open at the origin now. */
   openWebSockets(): number;
+  /** Requests the origin has begun and not yet finished answering (or seen cut). */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
 export async function startRecordingOrigin(): Promise<RecordingOrigin> {
   const requests: OriginRequest[] = [];
+  let inFlight = 0;
   const server = http.createServer((req, res) => {
+    inFlight += 1;
+    res.on('close', () => { inFlight -= 1; });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -72,6 +80,7 @@ export async function startRecordingOrigin(): Promise<RecordingOrigin> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     openWebSockets: () => wss.clients.size,
+    inFlight: () => inFlight,
     close: () => new Promise<void>((resolve) => {
       for (const client of wss.clients) client.terminate();
       wss.close();
@@ -97,8 +106,10 @@ export interface EdgeFixture {
   caPem: string;
   ca: InternalCa;
   traffic: Array<{ applicationId: string; bytes: number }>;
+  /** The clock of the edge's proxied-request limits: a test starts a fresh window instead of waiting for one. */
+  clock: TestClock;
   /** An application (free limits unless overridden) with the recording origin active. */
-  addApplication(limits?: Partial<ApplicationLimits>): Promise<{ id: string; slug: string }>;
+  addApplication(limits?: Partial<Limits>): Promise<{ id: string; slug: string }>;
   /** A domain in `status` with (by default) a certificate from the internal CA. */
   addDomain(applicationId: string, opts?: { status?: DomainStatus; certificate?: boolean; hostname?: string }): Promise<DomainRow>;
   /** HTTPS to the edge with SNI `servername` and Host `host` (default: the same name). */
@@ -121,9 +132,10 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opt
   const origin = await startRecordingOrigin();
   const bus = new InProcessBus();
   const traffic: EdgeFixture['traffic'] = [];
+  const clock = new TestClock();
   const edge = await startEdge({
     store: opts.edgeStore ? opts.edgeStore(store) : store,
-    logger: { info() {}, warn() {}, error() {} },
+    logger: silentLogger,
     bus,
     traffic: { record: (applicationId, bytes) => traffic.push({ applicationId, bytes }) },
     httpsPort: 0,
@@ -132,12 +144,13 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opt
     dataEncryptionKey: DATA_KEY,
     deploymentKey: DEPLOYMENT_KEY,
     originTimeoutMs: 1_500,
+    limiterNow: clock.epochMs,
     ...overrides,
   });
   const agent = new https.Agent({ keepAlive: false });
 
   const fixture: EdgeFixture = {
-    store, db, bus, edge, origin, caPem, ca, traffic,
+    store, db, bus, edge, origin, caPem, ca, traffic, clock,
     async addApplication(limits = {}) {
       const app = anApplication();
       app.limits = { ...app.limits, ...limits };
@@ -242,14 +255,4 @@ export function gatedStore(inner: DataStore): GatedStore {
       return waiting;
     },
   };
-}
-
-/** Waits until `probe` returns true, polling every 100 ms; the time it took in ms. */
-export async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await probe().catch(() => false)) return Date.now() - started;
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -7,15 +7,16 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { InternalCa } from '@cds/checker';
-import type { ApplicationLimits, DataStore, DomainStatus } from '@cds/data';
+import type { DomainStatus, Limits } from '@cds/core';
+import type { DataStore } from '@cds/data';
 import { anApplication } from '../data/data-fixtures';
-import { DATA_KEY, within, type RecordingOrigin } from './edge-fixture';
+import { roomInWindow } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
+import { DATA_KEY, type RecordingOrigin } from './edge-fixture';
 import { startEdgeProcess, type EdgeProcess } from './edge-process';
 import { startEdgeProcessWorld, type EdgeProcessWorld } from './edge-process-world';
 import { seedServedDomain } from './served-domain';
 import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
-
-jest.setTimeout(60_000);
 
 const WS_HEADERS = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
 
@@ -37,7 +38,7 @@ let other: Site;
 let attention: Site;
 let limited: Site;
 
-async function addSite(limits: Partial<ApplicationLimits>, status: DomainStatus = 'ready'): Promise<Site> {
+async function addSite(limits: Partial<Limits>, status: DomainStatus = 'ready'): Promise<Site> {
   const app = anApplication();
   app.limits = { ...app.limits, ...limits };
   const { domain } = await seedServedDomain(store, ca, DATA_KEY, origin.url, { app, domain: { status, reference: `hostile-${randomBytes(3).toString('hex')}` } });
@@ -53,12 +54,12 @@ beforeAll(async () => {
   limited = await addSite({ proxied_requests_per_second: 1, proxied_requests_per_minute: 1 });
   edge = await startEdgeProcess(world.env(), caPem);
   pid = edge.child.pid as number;
-}, 150_000);
+});
 
 afterAll(async () => {
   edge?.kill();
   await world?.close();
-}, 30_000);
+});
 
 const tlsTo = (s: Site): RawTarget => ({ port: edge.httpsPort, servername: s.hostname, ca: caPem });
 const plain = (): RawTarget => ({ port: edge.httpPort });
@@ -113,13 +114,13 @@ it('answers 431 to 64 KiB of headers and 408 to headers that never finish', asyn
   const closedAfter = slow.closed(20_000).then((state) => (state === 'closed' ? Date.now() - started : Infinity));
   slow.write(`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\n`);
   for (let i = 0; i < 40 && !slow.ended; i++) {
-    await sleep(500);
+    await sleep(500); // a header line every 500 ms, never the end: the trickle is the scenario
     if (!slow.ended) slow.write(`X-${i}: 1\r\n`);
   }
   expect(statusOf(slow.received)).toBe(408);
   expect(await closedAfter).toBeLessThan(13_000);
   await stillAlive();
-}, 40_000);
+});
 
 it('refuses each malformed upgrade', async () => {
   const wrong: string[] = [];
@@ -140,12 +141,13 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
   for (let i = 0; i < 10; i++) {
     const connection = await openRaw(tlsTo(site));
     await world.bus.publish('domain.changed', { domain_id: site.domainId, hostname: site.hostname, application_id: site.applicationId, change: 'status' });
-    await sleep(50);
+    await sleep(50); // the message on its way to the other process: nothing there shows when it arrived
     connection.write(upgrade(site.hostname));
     await connection.reset();
   }
   // Right after the edge refused the upgrade (400, 421, 503, 429).
-  if (60_000 - (Date.now() % 60_000) < 5_000) await sleep(6_000);
+  // In one clock minute (the edge process keeps real time: no clock to move).
+  await roomInWindow(5);
   while ((await edge.get(limited.hostname, '/spend', { agent: false })).status === 200);
   const refusals: Array<[Site, string, number]> = [
     [site, `GET /ws HTTP/1.1\r\nHost: ${site.hostname}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`, 400],
@@ -165,8 +167,8 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
   open.write(upgrade(site.hostname));
   await open.until((received) => received.startsWith('HTTP/1.1 101 '));
   await open.reset();
-  await within(3_000, async () => origin.openWebSockets() === 0);
-  await sleep(300);
+  await eventually('every origin WebSocket closed', () => origin.openWebSockets() === 0, { timeoutMs: 3_000 });
+  await sleep(300); // time for the resets to do harm, if they could: the quiet is what is checked
   await stillAlive();
 
   const ws = new WebSocket(`wss://127.0.0.1:${edge.httpsPort}/ws`, { ca: caPem, headers: { host: site.hostname }, ...{ servername: site.hostname } });
@@ -185,12 +187,13 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
 it('survives clients that reset mid-headers, mid-body and mid-response, and an origin that resets mid-body', async () => {
   const midHeaders = await openRaw(tlsTo(site));
   midHeaders.write(`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\nX-A`);
+  // The partial request has to reach the edge before the reset, and nothing shows when it has.
   await sleep(100);
   await midHeaders.reset();
 
   const midBody = await openRaw(tlsTo(site));
   midBody.write(`POST /upload HTTP/1.1\r\nHost: ${site.hostname}\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(1000)}`);
-  await sleep(100);
+  await sleep(100); // as above: part of the body at the edge before the reset
   await midBody.reset();
 
   const midResponse = await openRaw(tlsTo(site));
@@ -206,6 +209,7 @@ it('survives clients that reset mid-headers, mid-body and mid-response, and an o
   expect(received).toMatch(/content-length: 200000\r\n/i);
   expect(received.length - received.indexOf('\r\n\r\n') - 4).toBeLessThan(200_000);
 
-  await sleep(500);
+  // Every request the resets cut has ended at the origin too: the edge has dealt with all of them.
+  await eventually('the origin to finish or drop every request', () => origin.inFlight() === 0, { timeoutMs: 5_000 });
   await stillAlive();
 });

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../../support/eventually';
 import { freePort } from '../../support/free-port';
 import { stopProcess, waitForBuild } from '../../support/service-process';
 
@@ -102,16 +102,16 @@ export async function startEdgeProcess(env: Record<string, string>, caPem: strin
     },
   };
 
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (!running()) throw new Error(`edge process exited with ${child.exitCode}:\n${output}`);
-    if ((await edge.ops('/readyz').catch(() => null))?.status === 200) return edge;
-    if (Date.now() > deadline) {
-      edge.kill();
-      throw new Error(`edge process not ready within ${START_TIMEOUT_MS} ms:\n${output}`);
-    }
-    await sleep(200);
+  try {
+    await eventually('the edge process to be ready', async () => {
+      if (!running()) throw new Error(`edge process exited with ${child.exitCode}:\n${output}`);
+      return (await edge.ops('/readyz').catch(() => null))?.status === 200;
+    }, { timeoutMs: START_TIMEOUT_MS, intervalMs: 200, explain: () => output });
+  } catch (err) {
+    edge.kill();
+    throw err;
   }
+  return edge;
 }
 
 /** The value of one sample in Prometheus text: `name{…}` carrying every label in `labels`; 0 when absent. */

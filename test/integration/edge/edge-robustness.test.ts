@@ -5,7 +5,8 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { gatedStore, startEdgeFixture, within, type EdgeFixture, type GatedStore } from './edge-fixture';
+import { eventually } from '../../support/eventually';
+import { gatedStore, startEdgeFixture, type EdgeFixture, type GatedStore } from './edge-fixture';
 import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
 
 let f: EdgeFixture;
@@ -163,19 +164,21 @@ describe('upgrades', () => {
     const connection = await openRaw(https());
     // The route is dropped and the database held: admitting the upgrade must wait for it.
     await f.bus.publish('domain.changed', { domain_id: '3f1d8f4e-0000-4000-8000-00000000000a', hostname, application_id: '3f1d8f4e-0000-4000-8000-00000000000b', change: 'status' });
-    await sleep(100);
+    await f.bus.whenIdle();
     const upgradesBefore = originSaw('/ws');
     gate.hold();
     try {
       connection.write(`GET /ws HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
-      await within(3_000, async () => gate.waiting > 0);
+      await eventually('the upgrade to wait for the database', () => gate.waiting > 0, { timeoutMs: 3_000 });
       await connection.reset();
-      // The edge's socket sees the reset while nothing but the upgrade handler holds it.
+      // The edge's socket sees the reset while nothing but the upgrade handler holds it: the reset has to arrive
+      // before the gate opens, and nothing shows when it has.
       await sleep(200);
     } finally {
       gate.release();
     }
-    await sleep(200);
+    await eventually('the held database reads to pass', () => gate.waiting === 0, { timeoutMs: 3_000 });
+    await sleep(200); // nothing reaches the origin afterwards either: the quiet is what is checked
     // The client is gone: the upgrade is not carried on to the origin.
     expect(originSaw('/ws')).toBe(upgradesBefore);
     expect(f.origin.openWebSockets()).toBe(0);
@@ -185,8 +188,8 @@ describe('upgrades', () => {
 
   it('survives clients that reset right after the edge refused their upgrade (400, 421, 503, 429)', async () => {
     const ws = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
-    // Spend the limited application's budget, away from the end of a minute.
-    if (60_000 - (Date.now() % 60_000) < 5_000) await sleep(6_000);
+    // Spend the limited application's budget in a fresh minute.
+    f.clock.startWindow(60);
     let spent = 0;
     while ((await f.get(limitedHostname)).status === 200) spent += 1;
     expect(spent).toBeLessThanOrEqual(1);
@@ -202,7 +205,7 @@ describe('upgrades', () => {
       await connection.until((received) => received.includes('\r\n\r\n'));
       expect(statusOf(connection.received)).toBe(answer);
       await connection.reset();
-      await sleep(100);
+      await sleep(100); // time for the reset to do harm, if it could: the quiet is what is checked
       await stillServing();
     }
   });
@@ -212,7 +215,7 @@ describe('upgrades', () => {
     for (let i = 0; i < 20; i++) {
       const connection = await openRaw(https());
       connection.write(request);
-      if (i % 2 === 1) await sleep(i);
+      if (i % 2 === 1) await sleep(i); // resets at varying moments of the upgrade are the scenario
       await connection.reset();
     }
     const open = await openRaw(https());
@@ -220,7 +223,7 @@ describe('upgrades', () => {
     await open.until((received) => received.startsWith('HTTP/1.1 101 '));
     await open.reset();
     // Every origin connection behind a client that left is closed too.
-    await within(3_000, async () => f.origin.openWebSockets() === 0);
+    await eventually('every origin WebSocket closed', () => f.origin.openWebSockets() === 0, { timeoutMs: 3_000 });
     await stillServing();
     expect(await webSocketEcho()).toBe('echo: still here');
   });
@@ -230,18 +233,20 @@ describe('broken connections', () => {
   it('survives clients that reset (TCP RST) mid-headers, mid-body, while waiting for the origin and mid-response', async () => {
     const midHeaders = await openRaw(https());
     midHeaders.write(`GET / HTTP/1.1\r\nHost: ${hostname}\r\nX-A`);
+    // The partial request has to reach the edge before the reset, and nothing shows when it has.
     await sleep(100);
     await midHeaders.reset();
 
     const midBody = await openRaw(https());
     midBody.write(`POST /upload HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 100000\r\n\r\n`);
     midBody.write('x'.repeat(1000));
-    await sleep(100);
+    await sleep(100); // as above: part of the body at the edge before the reset
     await midBody.reset();
 
+    const slowBefore = originSaw('/slow/500');
     const waiting = await openRaw(https());
     waiting.write(`GET /slow/500 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
-    await sleep(100);
+    await eventually('the slow request at the origin', () => originSaw('/slow/500') > slowBefore, { timeoutMs: 3_000 });
     await waiting.reset();
 
     const midResponse = await openRaw(https());
@@ -250,7 +255,8 @@ describe('broken connections', () => {
     expect(statusOf(midResponse.received)).toBe(200);
     await midResponse.reset();
 
-    await sleep(700);
+    // Every request the resets cut has ended at the origin too: the edge has dealt with all of them.
+    await eventually('the origin to finish or drop every request', () => f.origin.inFlight() === 0, { timeoutMs: 5_000 });
     await stillServing();
   });
 

@@ -5,7 +5,8 @@ import tls from 'node:tls';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import WebSocket from 'ws';
 import { encryptSecret, generateAssertionKey } from '@cds/core';
-import { DATA_KEY, DEPLOYMENT_KEY, startEdgeFixture, within, type EdgeFixture } from './edge-fixture';
+import { eventually } from '../../support/eventually';
+import { DATA_KEY, DEPLOYMENT_KEY, startEdgeFixture, type EdgeFixture } from './edge-fixture';
 import { saveCertificate } from './served-domain';
 
 let f: EdgeFixture;
@@ -69,7 +70,9 @@ describe('TLS', () => {
     expect(after).not.toBe(before);
     expect((await handshake(d.hostname)).fingerprint256).toBe(before);
     await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'certificate' });
-    expect(await within(5_000, async () => (await handshake(d.hostname)).fingerprint256 === after)).toBeLessThan(5_000);
+    const published = Date.now();
+    await eventually('the replaced certificate in a new handshake', async () => (await handshake(d.hostname).catch(() => null))?.fingerprint256 === after, { timeoutMs: 5_000, intervalMs: 100 });
+    expect(Date.now() - published).toBeLessThan(5_000);
     expect((await f.get(d.hostname)).certificate.fingerprint256).toBe(after);
   });
 });
@@ -133,13 +136,13 @@ describe('routing', () => {
     const key = generateAssertionKey();
     const createdAt = new Date();
     await f.store.run((r) => r.assertionKeys.insert({ kid: key.kid, applicationId: app.id, secretSealed: encryptSecret(key.secret, DATA_KEY), createdAt, revokedAt: null }));
-    await within(2_000, async () => decodeProtectedHeader(await assertionOf()).kid === key.kid);
+    await eventually('an assertion signed with the application key', async () => decodeProtectedHeader(await assertionOf()).kid === key.kid, { timeoutMs: 2_000, intervalMs: 100 });
     const signed = await assertionOf();
     await expect(jwtVerify(signed, new TextEncoder().encode(key.secret), { audience: app.slug })).resolves.toBeTruthy();
 
     await f.store.run((r) => r.assertionKeys.revoke(app.id, key.kid, new Date()));
     const revokedAt = Date.now();
-    await within(2_000, async () => decodeProtectedHeader(await assertionOf()).kid === 'deployment');
+    await eventually('an assertion signed with the deployment key', async () => decodeProtectedHeader(await assertionOf()).kid === 'deployment', { timeoutMs: 2_000, intervalMs: 100 });
     expect(Date.now() - revokedAt).toBeLessThan(2_000);
     // Never again the revoked key.
     for (let i = 0; i < 5; i++) expect(decodeProtectedHeader(await assertionOf()).kid).toBe('deployment');
@@ -178,10 +181,15 @@ describe('routing', () => {
   it('serves a domain that turns ready within 5 s, and stops when it leaves ready, without any fan-out message', async () => {
     const d = await f.addDomain(app.id, { status: 'pending_dns' });
     expect((await f.get(d.hostname)).status).toBe(503);
+    const servedWithin = async (status: number): Promise<number> => {
+      const started = Date.now();
+      await eventually(`${status} from the edge`, async () => (await f.get(d.hostname).catch(() => null))?.status === status, { timeoutMs: 5_000, intervalMs: 100 });
+      return Date.now() - started;
+    };
     await f.store.run((r) => r.domains.update(app.id, d.id, { status: 'ready' }));
-    expect(await within(5_000, async () => (await f.get(d.hostname)).status === 200)).toBeLessThan(5_000);
+    expect(await servedWithin(200)).toBeLessThan(5_000);
     await f.store.run((r) => r.domains.update(app.id, d.id, { status: 'attention_required' }));
-    expect(await within(5_000, async () => (await f.get(d.hostname)).status === 503)).toBeLessThan(5_000);
+    expect(await servedWithin(503)).toBeLessThan(5_000);
   });
 
   it('drops a deleted domain at once on the fan-out: 404 over HTTP and a refused handshake, even before its certificate row is cleaned up', async () => {
@@ -190,7 +198,9 @@ describe('routing', () => {
     await f.store.run((r) => r.domains.markDeleted(app.id, d.id, new Date()));
     expect(await f.store.run((r) => r.certificates.find(d.hostname))).not.toBeNull();
     await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'deleted' });
-    expect(await within(1_000, async () => (await f.plain(d.hostname)).status === 404)).toBeLessThan(1_000);
+    const published = Date.now();
+    await eventually('404 over plain HTTP', async () => (await f.plain(d.hostname).catch(() => null))?.status === 404, { timeoutMs: 1_000, intervalMs: 100 });
+    expect(Date.now() - published).toBeLessThan(1_000);
     await expect(handshake(d.hostname)).rejects.toThrow();
   });
 });
@@ -246,8 +256,8 @@ describe('limits and counting', () => {
   it('refuses above proxied_requests_per_second with 429 and Retry-After, and counts only forwarded requests', async () => {
     const limited = await f.addApplication({ proxied_requests_per_second: 5, proxied_requests_per_minute: 600 });
     const d = await f.addDomain(limited.id);
-    // Start at the beginning of a second so all 12 requests fall in one window.
-    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+    // A fresh second for the limits, so all 12 requests fall in one window.
+    f.clock.startWindow(1);
     const answers = await Promise.all(Array.from({ length: 12 }, () => f.get(d.hostname, '/bytes/100')));
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
@@ -262,7 +272,8 @@ describe('limits and counting', () => {
   it('refuses above proxied_requests_per_minute with a Retry-After up to the end of the minute', async () => {
     const limited = await f.addApplication({ proxied_requests_per_second: 100, proxied_requests_per_minute: 4 });
     const d = await f.addDomain(limited.id);
-    if (60_000 - (Date.now() % 60_000) < 5_000) await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // A fresh minute for the limits, so all 6 requests fall in one window.
+    f.clock.startWindow(60);
     const statuses: number[] = [];
     let retryAfter = '';
     for (let i = 0; i < 6; i++) {

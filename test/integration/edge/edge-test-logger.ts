@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger, type Logger } from '@cds/logging';
 
 export type LogLine = Record<string, unknown> & { level: string; message: string };
@@ -14,13 +13,4 @@ export function capturingLogger(): { logger: Logger; lines: LogLine[] } {
     },
   });
   return { logger: createLogger({ service: 'edge-proxy-test', level: 'info', stream }), lines };
-}
-
-/** Polls until `probe` returns true (log lines reach the stream asynchronously). */
-export async function eventually(probe: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
 }

@@ -6,10 +6,9 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import type { ApplicationRow, DataStore } from '@cds/data';
 import { createFairUseWatch, STALE_CLAIM_MS, TrafficCounter } from '@cds/edge-proxy';
 import { anApplication, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
-import { capturingLogger, eventually } from './edge-test-logger';
+import { eventually } from '../../support/eventually';
+import { capturingLogger } from './edge-test-logger';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './smtp-sink';
-
-jest.setTimeout(60_000);
 
 const FROM = 'Custom Domains <notices@custom-domains.example>';
 
@@ -103,7 +102,7 @@ it('mails the contact once when flushed bytes pass the limit, not again on later
   expect(mail.body).toContain('10 KB (10000 bytes) per month');
   expect(mail.body).toContain('Nothing has been switched off');
   expect(await notice(app, '2026-11')).toMatchObject({ state: 'sent', bytes: 10_500, limit: 10_000 });
-  await eventually(() => lines.some((line) => line.message === 'fair-use limit passed; notice sent' && line.slug === app.slug));
+  await eventually('the notice-sent log line', () => lines.some((line) => line.message === 'fair-use limit passed; notice sent' && line.slug === app.slug));
 
   for (let i = 0; i < 3; i += 1) {
     counter.record(app.id, 100_000);
@@ -163,7 +162,7 @@ it('without SMTP_URL logs and records the notice once, and sends nothing', async
   expect(mailsFor(app)).toHaveLength(0);
   expect(await notice(app, '2026-11')).toMatchObject({ state: 'recorded', reason: 'no_smtp_url', bytes: 1500, limit: 1000 });
   const logged = () => lines.filter((line) => line.message === 'fair-use limit passed; notice recorded, not sent' && line.slug === app.slug);
-  await eventually(() => logged().length > 0);
+  await eventually('a log line', () => logged().length > 0);
   expect(logged()).toHaveLength(1);
   expect(logged()[0]).toMatchObject({ level: 'info', month: '2026-11', bytes: 1500, limit: 1000, subject: `Fair-use notice for ${app.slug}: 1.5 KB served in 2026-11` });
   await watch.close();
@@ -190,7 +189,7 @@ it('gives the claim back when the SMTP server is down, and sends once when it is
 
   await expect(watch.check([app.id])).resolves.toBeUndefined();
   expect(await notice(app, '2026-11')).toBeNull();
-  await eventually(() => lines.some((line) => line.level === 'warn' && line.message === 'fair-use notice could not be sent; a later flush retries' && line.slug === app.slug));
+  await eventually('the notice-not-sent warning', () => lines.some((line) => line.level === 'warn' && line.message === 'fair-use notice could not be sent; a later flush retries' && line.slug === app.slug));
 
   const back = await startSmtpSink(port);
   try {
@@ -211,7 +210,7 @@ it('never rejects, even when the database is gone', async () => {
   const { logger, lines } = capturingLogger();
   const watch = createFairUseWatch({ store: closed, logger, smtpUrl: sink.url, smtpFrom: FROM });
   await expect(watch.check(['3f1d8f4e-0000-4000-8000-000000000001'])).resolves.toBeUndefined();
-  await eventually(() => lines.some((line) => line.level === 'warn' && line.message === 'fair-use check failed'));
+  await eventually('the fair-use-check-failed warning', () => lines.some((line) => line.level === 'warn' && line.message === 'fair-use check failed'));
   await watch.close();
 });
 
@@ -245,7 +244,7 @@ describe('a claim left by a replica that stopped mid-send', () => {
     const silent = await startSilentSmtp();
     const stuck = createFairUseWatch({ store: ctx.store, logger: capturingLogger().logger, smtpUrl: silent.url, smtpFrom: FROM, now: () => new Date(claimedAt) });
     const checking = stuck.check([app.id]);
-    await eventually(async () => silent.connections > 0 && (await notice(app, '2026-11'))?.state === 'claimed');
+    await eventually('a claimed notice and a connection to the silent server', async () => silent.connections > 0 && (await notice(app, '2026-11'))?.state === 'claimed');
     let finished: Promise<void> | null = null;
     return {
       /** The send fails at last (the connection is cut); A's check ends. */
@@ -283,7 +282,7 @@ describe('a claim left by a replica that stopped mid-send', () => {
       expect(mailsFor(app)).toHaveLength(1);
       expect(mailsFor(app)[0]?.rcptTo).toEqual(['owner@shop.example']);
       expect(await notice(app, '2026-11')).toMatchObject({ state: 'sent', bytes: 101, limit: 100, at: later(STALE_CLAIM_MS).toISOString() });
-      await eventually(() => lines.some((line) => line.level === 'warn' && line.message === 'fair-use notice claimed long ago and never sent; taking the claim over'));
+      await eventually('the claim-taken-over warning', () => lines.some((line) => line.level === 'warn' && line.message === 'fair-use notice claimed long ago and never sent; taking the claim over'));
 
       // A's send fails at last: it must not give back (delete) what is no longer its claim.
       await a.finish();

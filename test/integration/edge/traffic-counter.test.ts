@@ -5,9 +5,8 @@ import type { DataStore, Repositories, TrafficDayRow } from '@cds/data';
 import { TrafficCounter } from '@cds/edge-proxy';
 import { anApplication, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
 import { startTestApi, type TestApi } from '../../support/api-harness';
-import { capturingLogger, eventually } from './edge-test-logger';
-
-jest.setTimeout(60_000);
+import { eventually } from '../../support/eventually';
+import { capturingLogger } from './edge-test-logger';
 
 let ctx: MigratedStore;
 
@@ -124,7 +123,7 @@ it('keeps the counts of a failed flush and writes them once with the next one', 
   await counter.flush(); // rows written, then rolled back
   expect(await rowsOf(a)).toEqual([]);
   expect(afterFlush).toEqual([]);
-  await eventually(() => lines.some((line) => line.level === 'warn' && line.message.startsWith('traffic flush failed')));
+  await eventually('the flush-failed warning', () => lines.some((line) => line.level === 'warn' && line.message.startsWith('traffic flush failed')));
 
   for (let i = 0; i < 4; i += 1) counter.record(a, 1); // counted while the batch was out
   await counter.flush();
@@ -141,7 +140,7 @@ it('flushes on its timer, and stop() writes what is left', async () => {
   const counter = new TrafficCounter({ store: ctx.store, logger: capturingLogger().logger, flushIntervalMs: 50, now: () => new Date('2026-07-01T00:00:00Z') });
   counter.start();
   counter.record(app, 1000);
-  await eventually(async () => (await rowsOf(app)).length === 1);
+  await eventually('one traffic row', async () => (await rowsOf(app)).length === 1);
   await counter.stop();
 
   const slow = new TrafficCounter({ store: ctx.store, logger: capturingLogger().logger, flushIntervalMs: 60_000, now: () => new Date('2026-07-01T00:00:00Z') });

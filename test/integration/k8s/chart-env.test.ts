@@ -5,8 +5,6 @@ import path from 'node:path';
 import { configSchemaDoc } from '@cds/config';
 import { CHART, kustomize, ofKind, renderChart, type K8sObject } from '../../support/k8s-tools';
 
-jest.setTimeout(120_000);
-
 const ACCEPTED = configSchemaDoc().map((v) => v.name).sort();
 
 interface Container {

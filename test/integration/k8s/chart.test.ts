@@ -6,8 +6,6 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROOT, validateObjects, type K8sObject } from '../../support/k8s-tools';
 
-jest.setTimeout(120_000);
-
 const VALUE_FILES = ['ci/minimal-values.yaml', 'ci/existing-secret-values.yaml', 'ci/all-variables-values.yaml'];
 
 const schema = JSON.parse(readFileSync(path.join(CHART, 'values.schema.json'), 'utf8')) as object;

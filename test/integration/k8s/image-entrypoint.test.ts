@@ -6,8 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { kustomize, renderChart, ROOT, type K8sObject } from '../../support/k8s-tools';
 
-jest.setTimeout(120_000);
-
 const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 
 /** The exec (JSON) form of the Dockerfile's last ENTRYPOINT or CMD: the one the image keeps. */

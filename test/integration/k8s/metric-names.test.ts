@@ -5,27 +5,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eventually } from '../../support/eventually';
 import { freePort } from '../../support/free-port';
 import { CHART, ROOT } from '../../support/k8s-tools';
-
-jest.setTimeout(120_000);
-
-const PROMQL_WORDS = new Set(['by', 'without', 'and', 'or', 'unless', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'offset', 'inf', 'nan']);
-
-/** Metric names in a PromQL expression: identifiers left once label matchers, groupings, ranges, strings and function calls are removed. */
-function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ');
-  const names = [...bare.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)]
-    // A word followed by "(" is a function or aggregation, not a metric.
-    .filter((m) => !/^\s*\(/.test(bare.slice((m.index ?? 0) + m[0].length)))
-    .map((m) => m[0])
-    .filter((w) => !PROMQL_WORDS.has(w.toLowerCase()));
-  return [...new Set(names)];
-}
+import { metricNames } from '../../support/promql';
 
 function dashboardExpressions(): Array<{ where: string; expr: string }> {
   const dir = path.join(CHART, 'files/dashboards');
@@ -65,17 +48,10 @@ function plainGet(port: number, host: string): Promise<number> {
 }
 
 async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  await eventually('the all-in-one process to be ready', async () => {
     if (child.exitCode !== null) throw new Error(`all-in-one exited with ${child.exitCode}: ${output()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`all-in-one not ready: ${output()}`);
+    return fetch(url).then((r) => r.status === 200, () => false); // refused: not listening yet
+  }, { timeoutMs: 60_000, intervalMs: 200, explain: output });
 }
 
 describe('metric names in dashboards and alert rules', () => {
@@ -134,6 +110,9 @@ describe('metric names in dashboards and alert rules', () => {
     'cds_webhook_delivery_duration_seconds_count{state="delivered"} 0',
     'cds_messages_consumed_total{consumer="edge-cache",outcome="ack"} 0',
     'cds_messages_consumed_total{consumer="edge-cache",outcome="dead_letter"} 0',
+    'cds_outbox_set_aside_total 0',
+    'cds_housekeeping_deleted_rows_total{table="webhook_deliveries"} 0',
+    'cds_housekeeping_interval_seconds 600',
     'cds_consumer_lag_seconds_count{consumer="edge-cache"} 0',
   ])('shows %s before any work', (series) => {
     expect(text.split('\n')).toContain(series);

@@ -1,13 +1,11 @@
 // Kubernetes waits long enough for a pod to stop: every Deployment's grace
 // period covers its preStop sleep plus the shutdown deadline fixed in
-// libs/http, in the chart (whatever the values) and in the kustomize tree.
+// libs/lifecycle, in the chart (whatever the values) and in the kustomize tree.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SHUTDOWN_DEADLINE_MS } from '@cds/http';
+import { SHUTDOWN_DEADLINE_MS } from '@cds/lifecycle';
 import { kustomize, ofKind, renderChart, type K8sObject } from '../../support/k8s-tools';
-
-jest.setTimeout(120_000);
 
 const DEADLINE_SECONDS = SHUTDOWN_DEADLINE_MS / 1000;
 

@@ -1,20 +1,20 @@
 // AmqpBus against a real RabbitMQ: confirms, retries into the dead-letter
 // queue, and recovery after the broker closes the connection.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { GetMessage } from 'amqplib';
 import {
   AmqpBus, BUS_HEADERS, BusUnavailableError, MessageValidationError, connectAmqpBus,
-  type AmqpBusOptions, type Delivery,
+  type AmqpBusOptions, type ReceivedMessage,
 } from '@cds/messaging';
+import { eventually } from '../../support/eventually';
 import {
-  closeAllConnections, createVhost, deleteVhost, memoryLogger, messageCount, publishRaw, removeTopology, sleep, uniqueName, until, withChannel,
+  closeAllConnections, createVhost, deleteVhost, memoryLogger, messageCount, publishRaw, removeTopology, uniqueName, withChannel,
   type TestVhost,
 } from './rabbit';
 
 const check = () => ({ domain_id: randomUUID(), application_id: randomUUID(), reason: 'created' as const });
 const changed = () => ({ domain_id: randomUUID(), hostname: 'shop.example.com', application_id: randomUUID(), change: 'status' as const });
-
-jest.setTimeout(30_000);
 
 describe('AmqpBus (RabbitMQ)', () => {
   let vhost: TestVhost;
@@ -51,14 +51,14 @@ describe('AmqpBus (RabbitMQ)', () => {
   it('delivers published messages, and publish resolves once the broker holds the message', async () => {
     const bus = await start();
     expect(bus.healthy()).toBe(true);
-    const got: Delivery[] = [];
+    const got: ReceivedMessage[] = [];
     const q = queue();
     const sub = await bus.subscribe({ queue: q, routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m); } });
     const payloads = [check(), check(), check()];
     const ids = payloads.map(() => randomUUID());
     const writtenAt = new Date(Date.now() - 1234);
     for (const [i, payload] of payloads.entries()) await bus.publish('domain.check.requested', payload, { messageId: ids[i], ...(i === 0 ? { writtenAt } : {}) });
-    await until(() => got.length === 3, 5000, 'three deliveries');
+    await eventually('three deliveries', () => got.length === 3, { timeoutMs: 5000 });
     expect(got.map((m) => m.messageId).sort()).toEqual([...ids].sort());
     for (const m of got) {
       expect(m.routingKey).toBe('domain.check.requested');
@@ -101,8 +101,8 @@ describe('AmqpBus (RabbitMQ)', () => {
     const messageId = randomUUID();
     const payload = check();
     await bus.publish('domain.check.requested', payload, { messageId });
-    await until(async () => (await messageCount(vhost, `${q}.dead`)) === 1, 10_000, 'the dead letter');
-    await sleep(300); // a further (wrong) retry would show up here
+    await eventually('the dead letter', async () => (await messageCount(vhost, `${q}.dead`)) === 1, { timeoutMs: 10_000 });
+    await sleep(300); // no further (wrong) retry for 300 ms: the quiet is what is checked
     expect(flags).toEqual([false, true, true]);
     expect(told).toEqual(['rejected']);
 
@@ -132,8 +132,8 @@ describe('AmqpBus (RabbitMQ)', () => {
       },
     });
     await bus.publish('domain.check.requested', check());
-    await until(() => calls === 3, 5000, 'the third attempt');
-    await sleep(200);
+    await eventually('the third attempt', () => calls === 3, { timeoutMs: 5000 });
+    await sleep(200); // no fourth attempt for 200 ms: the quiet is what is checked
     expect(calls).toBe(3);
     // The original routing key survives the trip through the retry queue.
     expect(routingKeys).toEqual(['domain.check.requested', 'domain.check.requested', 'domain.check.requested']);
@@ -152,10 +152,48 @@ describe('AmqpBus (RabbitMQ)', () => {
       { routingKey: 'domain.check.requested', body: JSON.stringify(check()) }, // no messageId
       { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'raw-ok' },
     ]);
-    await until(async () => (await messageCount(vhost, `${q}.dead`)) === 3, 5000, 'three dead letters');
-    await until(() => calls === 1, 5000, 'the valid message');
+    await eventually('three dead letters', async () => (await messageCount(vhost, `${q}.dead`)) === 3, { timeoutMs: 5000 });
+    await eventually('the valid message', () => calls === 1, { timeoutMs: 5000 });
     expect(calls).toBe(1);
     expect(await messageCount(vhost, q)).toBe(0);
+  });
+
+  it('dead-letters at once, unseen, a message of another schema version; one without the header is version 1', async () => {
+    const logger = memoryLogger();
+    const bus = await start({ logger });
+    const q = queue();
+    const got: string[] = [];
+    const told: string[] = [];
+    await bus.subscribe({
+      queue: q, routingKeys: ['domain.check.requested'], onDeadLetter: (reason) => told.push(reason),
+      handler: async (m) => { got.push(m.messageId); },
+    });
+    await publishRaw(vhost, exchange, [
+      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'v2', headers: { [BUS_HEADERS.schemaVersion]: 2 } },
+      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'v1', headers: { [BUS_HEADERS.schemaVersion]: 1 } },
+      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'unversioned' },
+    ]);
+    await eventually('the dead letter', async () => (await messageCount(vhost, `${q}.dead`)) === 1, { timeoutMs: 5000 });
+    await eventually('the two messages of version 1', () => got.length === 2, { timeoutMs: 5000 });
+    expect(got.sort()).toEqual(['unversioned', 'v1']);
+    expect(told).toEqual(['invalid']);
+    const dead = await withChannel(vhost, (ch) => ch.get(`${q}.dead`, { noAck: true }));
+    expect(dead).not.toBe(false);
+    expect((dead as GetMessage).properties.messageId).toBe('v2');
+    expect(logger.lines).toContainEqual({ level: 'error', message: 'invalid message dead-lettered' });
+  });
+
+  it('writes the catalog version of the payload in the x-schema-version header', async () => {
+    const bus = await start();
+    const q = queue();
+    await withChannel(vhost, async (ch) => {
+      await ch.assertQueue(q, { durable: false });
+      await ch.bindQueue(q, exchange, 'domain.changed');
+    });
+    await bus.publish('domain.changed', changed());
+    const msg = await withChannel(vhost, (ch) => ch.get(q, { noAck: true }));
+    expect(msg).not.toBe(false);
+    expect((msg as GetMessage).properties.headers?.[BUS_HEADERS.schemaVersion]).toBe(1);
   });
 
   it('rejects a subscription whose queue exists with other arguments, without disturbing the rest', async () => {
@@ -167,10 +205,10 @@ describe('AmqpBus (RabbitMQ)', () => {
     const clash = queue();
     await withChannel(vhost, (ch) => ch.assertQueue(clash, { durable: true, arguments: { 'x-max-length': 5 } }));
     await expect(bus.subscribe({ queue: clash, routingKeys: ['domain.changed'], handler: async () => {} })).rejects.toThrow(/PRECONDITION_FAILED/);
-    await sleep(100);
+    await sleep(100); // the refused subscription leaves the connection up for 100 ms: the quiet is what is checked
     expect(bus.healthy()).toBe(true);
     await bus.publish('domain.check.requested', check(), { messageId: 'still-works' });
-    await until(() => got.includes('still-works'), 5000, 'a delivery on the other subscription');
+    await eventually('a delivery on the other subscription', () => got.includes('still-works'), { timeoutMs: 5000 });
     expect(logger.lines.map((l) => l.message)).not.toContain('lost the connection to the message broker, reconnecting');
   });
 
@@ -185,18 +223,18 @@ describe('AmqpBus (RabbitMQ)', () => {
     const got: string[] = [];
     await bus.subscribe({ queue: q, routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m.messageId); } });
     await bus.publish('domain.check.requested', check(), { messageId: 'before' });
-    await until(() => got.length === 1, 5000, 'the first delivery');
+    await eventually('the first delivery', () => got.length === 1, { timeoutMs: 5000 });
 
     await closeAllConnections(vhost);
-    await until(() => !bus.healthy(), 5000, 'the bus to notice');
+    await eventually('the bus to notice', () => !bus.healthy(), { timeoutMs: 5000 });
     // While disconnected, publish fails fast instead of hanging.
     const started = Date.now();
     await expect(bus.publish('domain.check.requested', check())).rejects.toThrow(BusUnavailableError);
     expect(Date.now() - started).toBeLessThan(500);
 
-    await until(() => bus.healthy(), 10_000, 'the reconnect');
+    await eventually('the reconnect', () => bus.healthy(), { timeoutMs: 10_000 });
     await bus.publish('domain.check.requested', check(), { messageId: 'after' });
-    await until(() => got.includes('after'), 5000, 'a delivery after the reconnect');
+    await eventually('a delivery after the reconnect', () => got.includes('after'), { timeoutMs: 5000 });
     expect(got).toEqual(['before', 'after']);
     const messages = logger.lines.map((l) => l.message);
     expect(messages).toContain('lost the connection to the message broker, reconnecting');

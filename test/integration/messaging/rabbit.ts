@@ -5,7 +5,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import amqp, { type Channel } from 'amqplib';
-import { serviceQueues, type MessagingLogger } from '@cds/messaging';
+import type { Logger } from '@cds/logging';
+import { serviceQueues } from '@cds/messaging';
 
 const run = promisify(execFile);
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
@@ -52,12 +53,12 @@ export async function withChannel<T>(vhost: TestVhost, fn: (ch: Channel) => Prom
 
 /** Publishes bytes as they are, bypassing the bus and its catalog; waits for the confirms. */
 export async function publishRaw(
-  vhost: TestVhost, exchange: string, messages: { routingKey: string; body: string; messageId?: string }[],
+  vhost: TestVhost, exchange: string, messages: { routingKey: string; body: string; messageId?: string; headers?: Record<string, unknown> }[],
 ): Promise<void> {
   const conn = await amqp.connect(vhost.url);
   try {
     const ch = await conn.createConfirmChannel();
-    for (const m of messages) ch.publish(exchange, m.routingKey, Buffer.from(m.body), { messageId: m.messageId });
+    for (const m of messages) ch.publish(exchange, m.routingKey, Buffer.from(m.body), { messageId: m.messageId, headers: m.headers });
     await ch.waitForConfirms();
   } finally {
     await conn.close().catch(() => undefined);
@@ -78,21 +79,12 @@ export async function removeTopology(vhost: TestVhost, exchange: string, queues:
   });
 }
 
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Keeps log lines so tests can see what the bus reported. */
-export function memoryLogger(): MessagingLogger & { lines: { level: string; message: string }[] } {
+export function memoryLogger(): Logger & { lines: { level: string; message: string }[] } {
   const lines: { level: string; message: string }[] = [];
   return {
     lines,
+    debug: (message) => void lines.push({ level: 'debug', message }),
     info: (message) => void lines.push({ level: 'info', message }),
     warn: (message) => void lines.push({ level: 'warn', message }),
     error: (message) => void lines.push({ level: 'error', message }),

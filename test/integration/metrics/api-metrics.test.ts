@@ -4,8 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { registry, watchDatabase } from '@cds/metrics';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 
-jest.setTimeout(60_000);
-
 /** The value of one series in the registry's text, 0 when absent. */
 async function sample(name: string, labels: string): Promise<number> {
   const text = await registry.metrics();

@@ -8,8 +8,6 @@ import type { CheckerDns } from '../checker/checker-dns';
 import { check, publishRecords, registerDomain, waitForDomain } from '../checker/checker-stack';
 import { sample } from './scrape';
 
-jest.setTimeout(120_000);
-
 let stack: AcmeStack;
 let dns: CheckerDns;
 let api: TestApi;
@@ -18,7 +16,7 @@ let app: { slug: string; key: string };
 beforeAll(async () => {
   stack = await startAcmeStack();
   ({ dns, api, app } = stack);
-}, 60_000);
+});
 
 afterAll(() => stack?.stop());
 

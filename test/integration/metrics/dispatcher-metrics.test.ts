@@ -2,10 +2,9 @@
 // the state they left the delivery in, their latency, and the events it
 // consumed with their lag.
 import { randomUUID } from 'node:crypto';
-import { startWebhookStack, until, type WebhookStack } from '../webhooks/webhook-stack';
+import { eventually } from '../../support/eventually';
+import { startWebhookStack, type WebhookStack } from '../webhooks/webhook-stack';
 import { sample } from './scrape';
-
-jest.setTimeout(90_000);
 
 let stack: WebhookStack;
 
@@ -43,7 +42,7 @@ test('counts a delivery, its failed attempts and an abandoned one, with their la
   await stack.emit(app.id, 'domain.ready');
 
   // Two events, two subscriptions: /flaky delivers both after 2 failures in all, /down abandons both after 8 attempts each.
-  await until('every delivery finished', async () => (await attempts('delivered')) === 2 && (await attempts('abandoned')) === 2, 30_000);
+  await eventually('every delivery finished', async () => (await attempts('delivered')) === 2 && (await attempts('abandoned')) === 2, { timeoutMs: 30_000 });
   expect(stack.receiver.to('/flaky')).toHaveLength(4);
   expect(stack.receiver.to('/down')).toHaveLength(16);
   expect(await attempts('failed')).toBe(2 + 2 * 7);

@@ -6,12 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { outboxSource, type DataStore } from '@cds/data';
 import { connectAmqpBus, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
+import { eventually } from '../../support/eventually';
 import { freePort } from '../../support/free-port';
 import { stopProcess, waitForBuild, type Exit } from '../../support/service-process';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { until } from './webhook-stack';
-
-export { BUILD_WAIT_MS } from '../../support/service-process';
 
 export const DISPATCHER_MAIN = join(__dirname, '../../../services/webhook-dispatcher/dist/main.js');
 
@@ -66,14 +64,14 @@ export async function startDispatcherProcess(env: Record<string, string>): Promi
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  await until('the dispatcher to be ready', async () => {
+  await eventually('the dispatcher to be ready', async () => {
     if (child.exitCode !== null) throw new Error(`dispatcher exited with ${child.exitCode}:\n${output}`);
     try {
       return (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).status === 200;
     } catch {
       return false;
     }
-  }, 30_000);
+  }, { timeoutMs: 30_000 });
   return { child, output: () => output };
 }
 

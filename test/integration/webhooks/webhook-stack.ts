@@ -2,11 +2,13 @@
 // the kind TEST_DATABASE names, joined by an in-process bus and the outbox
 // relay, delivering to a real HTTPS receiver on loopback.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { EventType } from '@cds/core';
 import { outboxSource } from '@cds/data';
-import { InProcessBus, silentLogger, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
-import { startDispatcher, type Dispatcher } from '@cds/webhook-dispatcher';
+import { silentLogger } from '@cds/logging';
+import { InProcessBus, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
+import { startDispatcher, type Dispatcher, type DispatcherDeps } from '@cds/webhook-dispatcher';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
 
 export interface WebhookStack {
@@ -14,18 +16,24 @@ export interface WebhookStack {
   ca: TestCa;
   receiver: WebhookReceiver;
   bus: InProcessBus;
-  /** Starts a dispatcher (one is running after start). */
-  startDispatcher(): Promise<Dispatcher>;
+  /** Starts a dispatcher, another replica over the same database and bus (one is running after start). */
+  startDispatcher(options?: DispatcherOptions): Promise<Dispatcher>;
   /** An application with one credential; its internal id too. */
   application(limits?: Record<string, number>): Promise<{ slug: string; key: string; id: string }>;
   /** Writes an `event.emitted` outbox row, as the checker or the API would. */
-  emit(applicationId: string, type: string, domain?: Record<string, unknown>): Promise<string>;
+  emit(applicationId: string, type: EventType, domain?: Record<string, unknown>): Promise<string>;
+  /** Resolves once every outbox row is published and the bus has nothing waiting or running: each event has its deliveries. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
 export const UNLIMITED = { api_requests_per_minute: 100_000 };
 
-export async function startWebhookStack(env: Record<string, string> = {}, caNames?: string[]): Promise<WebhookStack> {
+/** What a test may set of a dispatcher beyond the configuration. */
+export type DispatcherOptions = Pick<DispatcherDeps, 'concurrency' | 'now'>;
+
+/** `dispatcher`: options of the dispatcher started with the stack. */
+export async function startWebhookStack(env: Record<string, string> = {}, caNames?: string[], dispatcher: DispatcherOptions = {}): Promise<WebhookStack> {
   const ca = createTestCa(caNames);
   const receiver = await startReceiver(ca);
   const api = await startTestApi({
@@ -40,10 +48,10 @@ export async function startWebhookStack(env: Record<string, string> = {}, caName
   const dispatchers: Dispatcher[] = [];
   const stack: WebhookStack = {
     api, ca, receiver, bus,
-    async startDispatcher() {
-      const dispatcher = await startDispatcher({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100 });
-      dispatchers.push(dispatcher);
-      return dispatcher;
+    async startDispatcher(options = {}) {
+      const started = await startDispatcher({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100, ...options });
+      dispatchers.push(started);
+      return started;
     },
     async application(limits = UNLIMITED) {
       const { slug, key } = await api.createApplication(undefined, limits);
@@ -58,6 +66,10 @@ export async function startWebhookStack(env: Record<string, string> = {}, caName
       relay.kick();
       return eventId;
     },
+    async settled() {
+      await eventually('every outbox row published', async () => (await api.store.run((r) => r.outbox.unpublished(1))).length === 0);
+      await bus.whenIdle();
+    },
     async close() {
       for (const d of dispatchers) await d.stop();
       await relay.stop();
@@ -67,17 +79,6 @@ export async function startWebhookStack(env: Record<string, string> = {}, caName
       ca.remove();
     },
   };
-  await stack.startDispatcher();
+  await stack.startDispatcher(dispatcher);
   return stack;
-}
-
-/** Polls until `condition` holds; fails with `what` after `timeoutMs`. */
-export async function until<T>(what: string, condition: () => Promise<T | false | null | undefined> | T | false | null | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
 }

@@ -6,8 +6,6 @@ import { decryptSecret } from '@cds/core';
 import type { WebhookDeliveryRow } from '@cds/data';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
-jest.setTimeout(60_000);
-
 const UNLIMITED = { api_requests_per_minute: 100_000 };
 const URL_OK = 'https://127.0.0.1:9/hook';
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
@@ -111,7 +109,7 @@ describe('GET /v1/webhooks', () => {
   it("lists the caller's subscriptions oldest first, revoked ones included", async () => {
     const app = await api.createApplication(undefined, UNLIMITED);
     const a = await created(['domain.ready'], app.key);
-    await sleep(5);
+    await sleep(5); // distinct created_at, so creation order is the listing order
     const b = await created(['domain.deleted', 'domain.recovered'], app.key);
     await sleep(5);
     const c = await created(['domain.attention_required'], app.key);
@@ -293,7 +291,7 @@ describe('the OpenAPI document', () => {
     const expected = [
       ['get', '/v1/webhooks'], ['post', '/v1/webhooks'], ['delete', '/v1/webhooks/{webhook_id}'], ['post', '/v1/webhooks/{webhook_id}/rotate'],
       ['get', '/v1/webhooks/{webhook_id}/deliveries'], ['post', '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/replay'],
-      ['post', '/v1/webhooks/{webhook_id}/replay'],
+      ['post', '/v1/webhooks/{webhook_id}/replay'], ['get', '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts'],
     ] as const;
     for (const [method, path] of expected) {
       const op = doc.paths[path]?.[method];

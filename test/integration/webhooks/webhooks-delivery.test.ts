@@ -7,9 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
 import { expectError } from '../../support/api-harness';
 import { startSlowBodyReceiver, type ReceivedRequest } from '../../support/webhook-receiver';
-import { startWebhookStack, until, type WebhookStack } from './webhook-stack';
-
-jest.setTimeout(90_000);
+import { eventually } from '../../support/eventually';
+import { startWebhookStack, type WebhookStack } from './webhook-stack';
 
 const stripe = new Stripe('sk_test_unused');
 const TOLERANCE_S = 300;
@@ -55,7 +54,7 @@ async function deliveries(sub: Subscription, key = app.key): Promise<Array<Recor
 }
 
 const received = (path: string, count: number, timeoutMs = 20_000) =>
-  until(`${count} request(s) at ${path}`, () => stack.receiver.to(path).length >= count && stack.receiver.to(path), timeoutMs);
+  eventually(`${count} request(s) at ${path}`, () => stack.receiver.to(path).length >= count && stack.receiver.to(path), { timeoutMs });
 
 const signatures = (request: ReceivedRequest) => String(request.headers['x-custom-domain-signature']).split(',');
 
@@ -91,7 +90,7 @@ describe('a delivery', () => {
     expect(() => stripe.webhooks.constructEvent(request.body, String(request.headers['x-custom-domain-signature']), 'whsec_wrong', TOLERANCE_S)).toThrow(/signature/i);
     expect(() => stripe.webhooks.constructEvent(request.body.replace('ready', 'deleted'), String(request.headers['x-custom-domain-signature']), sub.secret, TOLERANCE_S)).toThrow(/signature/i);
 
-    const [record] = await until('the delivered record', async () => {
+    const [record] = await eventually('the delivered record', async () => {
       const list = await deliveries(sub);
       return list[0]?.state === 'delivered' && list;
     });
@@ -113,15 +112,19 @@ describe('a delivery', () => {
 
   it('goes only to active subscriptions of the event\'s application that want its type', async () => {
     const wants = await subscribe('/match', ['domain.recovered']);
-    await subscribe('/other-type', ['domain.ready']);
+    const otherType = await subscribe('/other-type', ['domain.ready']);
     const revoked = await subscribe('/revoked-before', ['domain.recovered']);
     await stack.api.request('DELETE', `/v1/webhooks/${revoked.id}`, { token: app.key });
     const other = await stack.application();
-    await subscribe('/other-app', ['domain.recovered'], other.key);
+    const otherApp = await subscribe('/other-app', ['domain.recovered'], other.key);
 
     const eventId = await stack.emit(app.id, 'domain.recovered');
     await received('/match', 1);
-    await sleep(500);
+    // The event is fanned out: every delivery it makes exists now, and only the matching subscription has one.
+    await stack.settled();
+    expect(await deliveries(otherType)).toEqual([]);
+    expect(await deliveries(revoked)).toEqual([]);
+    expect(await deliveries(otherApp, other.key)).toEqual([]);
     expect(stack.receiver.to('/match').map((r) => r.headers['x-custom-domain-event-id'])).toEqual([eventId]);
     expect(stack.receiver.to('/other-type').filter((r) => r.headers['x-custom-domain-event-id'] === eventId)).toEqual([]);
     expect(stack.receiver.to('/revoked-before')).toEqual([]);
@@ -139,8 +142,9 @@ describe('a delivery', () => {
     await stack.bus.publish('event.emitted', payload, { messageId: 'm1' });
     await stack.bus.publish('event.emitted', payload, { messageId: 'm2' });
     await received('/once', 1);
+    // Every copy of the message has been handled, and the one delivery is done.
     await stack.bus.whenIdle();
-    await sleep(500);
+    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
     expect(stack.receiver.to('/once')).toHaveLength(1);
     expect(await deliveries(sub)).toHaveLength(1);
   });
@@ -150,7 +154,7 @@ describe('a delivery', () => {
     const sub = await subscribe('/endless');
     const started = Date.now();
     await stack.emit(app.id, 'domain.ready');
-    await until('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
     expect(Date.now() - started).toBeLessThan(3000); // well before WEBHOOK_TIMEOUT
     expect((await deliveries(sub))[0]).toMatchObject({ attempts: 1, last_status_code: 200 });
   });
@@ -165,8 +169,8 @@ describe('a delivery', () => {
       const created = await stack.api.request('POST', '/v1/webhooks', { token: app.key, body: { url: slow.url('/slow-body'), events: ['domain.ready'] } });
       expect(created.status).toBe(201);
       await stack.emit(app.id, 'domain.ready');
-      const [answer] = await until('the slow answer to end', () => slow.answers.length >= 1 && slow.answers, 15_000);
-      const [record] = await until('delivered', async () => {
+      const [answer] = await eventually('the slow answer to end', () => slow.answers.length >= 1 && slow.answers, { timeoutMs: 15_000 });
+      const [record] = await eventually('delivered', async () => {
         const list = await deliveries(created.body);
         return list[0]?.state === 'delivered' && list;
       });
@@ -224,7 +228,7 @@ describe('retries', () => {
     stack.receiver.script('/flaky', [{ status: 500 }, { status: 500 }, { status: 500 }, { status: 200 }]);
     const sub = await subscribe('/flaky');
     const eventId = await stack.emit(app.id, 'domain.ready');
-    await until('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
     const requests = stack.receiver.to('/flaky');
     expect(requests).toHaveLength(4);
     expect(new Set(requests.map((r) => r.headers['x-custom-domain-event-id']))).toEqual(new Set([eventId]));
@@ -243,12 +247,12 @@ describe('retries', () => {
     stack.receiver.script('/down', [{ status: 500, body: 'boom' }]);
     const sub = await subscribe('/down');
     await stack.emit(app.id, 'domain.ready');
-    const [record] = await until('abandoned', async () => {
+    const [record] = await eventually('abandoned', async () => {
       const list = await deliveries(sub);
       return list[0]?.state === 'abandoned' && list;
     });
     expect(record).toMatchObject({ attempts: 8, last_status_code: 500, last_error: 'receiver answered HTTP 500', next_attempt_at: null, delivered_at: null });
-    await sleep(600);
+    await sleep(600); // no ninth attempt for 600 ms (six retry periods): the quiet is what is checked
     expect(stack.receiver.to('/down')).toHaveLength(8);
   });
 
@@ -256,7 +260,7 @@ describe('retries', () => {
     stack.receiver.script('/moved', [{ status: 302, headers: { location: stack.receiver.url('/target') } }, { status: 200 }]);
     const sub = await subscribe('/moved');
     await stack.emit(app.id, 'domain.ready');
-    await until('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
     expect(stack.receiver.to('/moved')).toHaveLength(2);
     expect(stack.receiver.to('/target')).toHaveLength(0);
     const [record] = await deliveries(sub);
@@ -269,7 +273,7 @@ describe('replays', () => {
   it('replays one delivery as a new delivery of the same event', async () => {
     const sub = await subscribe('/replay-one');
     const eventId = await stack.emit(app.id, 'domain.ready');
-    const [original] = await until('delivered', async () => {
+    const [original] = await eventually('delivered', async () => {
       const list = await deliveries(sub);
       return list[0]?.state === 'delivered' && list;
     });
@@ -279,7 +283,7 @@ describe('replays', () => {
     const [first, second] = await received('/replay-one', 2);
     expect(second?.headers['x-custom-domain-event-id']).toBe(eventId);
     expect(second?.body).toBe(first?.body);
-    await until('the replay delivered', async () => (await deliveries(sub)).find((d) => d.id === res.body.id)?.state === 'delivered');
+    await eventually('the replay delivered', async () => (await deliveries(sub)).find((d) => d.id === res.body.id)?.state === 'delivered');
   });
 
   it('re-queues every delivery since a time, delivered and undelivered', async () => {
@@ -288,14 +292,14 @@ describe('replays', () => {
     const sub = await subscribe('/since');
     const since = new Date().toISOString();
     const delivered = await stack.emit(app.id, 'domain.ready');
-    await until('first delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('first delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
     const abandoned = await stack.emit(app.id, 'domain.ready');
-    await until('second abandoned', async () => (await deliveries(sub)).some((d) => d.state === 'abandoned'));
+    await eventually('second abandoned', async () => (await deliveries(sub)).some((d) => d.state === 'abandoned'));
 
     const res = await stack.api.request('POST', `/v1/webhooks/${sub.id}/replay?since=${encodeURIComponent(since)}`, { token: app.key });
     expect(res.status).toBe(202);
     expect(res.body.replayed).toBe(2);
-    await until('both replays delivered', async () => {
+    await eventually('both replays delivered', async () => {
       const list = await deliveries(sub);
       return (res.body.delivery_ids as string[]).every((id) => list.find((d) => d.id === id)?.state === 'delivered');
     });
@@ -317,8 +321,8 @@ describe('revocation', () => {
     expect(record).toMatchObject({ state: 'abandoned', last_error: 'subscription revoked', next_attempt_at: null });
 
     // The attempt running at the revocation times out (WEBHOOK_TIMEOUT 3 s) and is recorded; no other follows.
-    await until('the running attempt recorded', async () => (await deliveries(sub))[0]?.attempts === 1, 10_000);
-    await sleep(500);
+    await eventually('the running attempt recorded', async () => (await deliveries(sub))[0]?.attempts === 1, { timeoutMs: 10_000 });
+    await sleep(500); // no other attempt for 500 ms (five retry periods): the quiet is what is checked
     expect(stack.receiver.to('/slow')).toHaveLength(1);
     const [after] = await deliveries(sub);
     expect(after).toMatchObject({ state: 'abandoned', attempts: 1, last_error: 'subscription revoked' });
@@ -326,7 +330,8 @@ describe('revocation', () => {
     expect(history.map((a) => a.error)).toEqual(['no answer within 3000 ms']);
 
     await stack.emit(app.id, 'domain.ready');
-    await sleep(500);
+    // Fanned out: a delivery for the revoked subscription would exist by now.
+    await stack.settled();
     expect(stack.receiver.to('/slow')).toHaveLength(1);
     expect(await deliveries(sub)).toHaveLength(1);
     expectError(await stack.api.request('POST', `/v1/webhooks/${sub.id}/deliveries/${after?.id}/replay`, { token: app.key }), 409, 'invalid_status_transition');

@@ -4,12 +4,10 @@
 // at least once, none may be abandoned; the duplicates the crash caused are reported.
 import { randomUUID } from 'node:crypto';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
-import { BUILD_WAIT_MS, dispatcherEnv, kill9, startBrokerRelay, startDispatcherProcess, stop, waitForDispatcherBuild, type BrokerRelay, type DispatcherProcess } from './dispatcher-process';
-import { until } from './webhook-stack';
-
-jest.setTimeout(240_000);
+import { dispatcherEnv, kill9, startBrokerRelay, startDispatcherProcess, stop, waitForDispatcherBuild, type BrokerRelay, type DispatcherProcess } from './dispatcher-process';
 
 const EVENTS = 1000;
 const KILL_AFTER = 300;
@@ -28,7 +26,7 @@ beforeAll(async () => {
   receiver = await startReceiver(ca);
   api = await startTestApi({ WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' }, { url: db.url });
   broker = await startBrokerRelay(api.store);
-}, BUILD_WAIT_MS + 60_000);
+});
 
 afterAll(async () => {
   for (const proc of processes) await stop(proc);
@@ -37,7 +35,7 @@ afterAll(async () => {
   await api?.close();
   await db?.drop();
   ca?.remove();
-}, 60_000);
+});
 
 it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the dispatcher`, async () => {
   const { slug, key } = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
@@ -68,7 +66,7 @@ it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the
   }
 
   const unique = () => new Set(receiver.to('/fault').map((r) => String(r.headers['x-custom-domain-event-id']))).size;
-  await until(`${KILL_AFTER} events received`, () => unique() >= KILL_AFTER, 120_000);
+  await eventually(`${KILL_AFTER} events received`, () => unique() >= KILL_AFTER, { timeoutMs: 120_000 });
   await kill9(first);
   const atKill = unique();
   expect(first.child.signalCode).toBe('SIGKILL');
@@ -76,11 +74,11 @@ it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the
 
   const second = await startDispatcherProcess(env);
   processes.push(second);
-  await until('every event received', () => unique() === EVENTS, 180_000);
-  await until('every delivery recorded as delivered', async () => {
+  await eventually('every event received', () => unique() === EVENTS, { timeoutMs: 180_000 });
+  await eventually('every delivery recorded as delivered', async () => {
     const rows = await api.store.run((r) => r.webhookDeliveries.list(appId, sub.body.id, { limit: EVENTS + 1, offset: 0 }));
     return rows.length === EVENTS && rows.every((d) => d.state === 'delivered');
-  }, 60_000);
+  }, { timeoutMs: 60_000 });
 
   const rows = await api.store.run((r) => r.webhookDeliveries.list(appId, sub.body.id, { limit: EVENTS + 1, offset: 0 }));
   expect(rows).toHaveLength(EVENTS);

@@ -9,9 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expectError, startTestApi, type TestApi } from '../../support/api-harness';
 import { startTestDns, type TestDns } from '../../support/challtestsrv';
 import { startReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
-import { startWebhookStack, until, type WebhookStack } from './webhook-stack';
-
-jest.setTimeout(90_000);
+import { eventually } from '../../support/eventually';
+import { startWebhookStack, type WebhookStack } from './webhook-stack';
 
 let dns: TestDns;
 
@@ -166,20 +165,20 @@ describe('DNS rebinding', () => {
     await dns.setAddresses('rebind.ssrf.test', ['127.0.0.2']);
     await stack.emit(app.id, 'domain.ready');
 
-    await until('the allowed name delivered', () => stack.receiver.to('/ok').length === 1);
-    const [record] = await until('the rebound delivery abandoned', async () => {
+    await eventually('the allowed name delivered', () => stack.receiver.to('/ok').length === 1);
+    const [record] = await eventually('the rebound delivery abandoned', async () => {
       const list = (await stack.api.request('GET', `/v1/webhooks/${rebind.body.id}/deliveries`, { token: app.key })).body as Array<{ id: string; state: string }>;
       return list[0]?.state === 'abandoned' && list;
     });
     expect(record).toMatchObject({ attempts: 8, last_status_code: null, last_error: 'refused to connect to 127.0.0.2: loopback address' });
-    await sleep(300);
+    await sleep(300); // nothing reaches the rebound name's server, not even late: the quiet is what is checked
     expect(rebound.to('/rebind')).toEqual([]);
 
     // A mixed answer at delivery is refused as well.
     await dns.setAddresses('rebind.ssrf.test', ['8.8.8.8', '127.0.0.2']);
     const replay = await stack.api.request('POST', `/v1/webhooks/${rebind.body.id}/deliveries/${record?.id}/replay`, { token: app.key });
     expect(replay.status).toBe(202);
-    await until('the replay abandoned', async () => {
+    await eventually('the replay abandoned', async () => {
       const list = (await stack.api.request('GET', `/v1/webhooks/${rebind.body.id}/deliveries`, { token: app.key })).body as Array<{ id: string; state: string; last_error: string }>;
       const found = list.find((d) => d.id === replay.body.id);
       return found?.state === 'abandoned' && found.last_error === 'refused to connect to 127.0.0.2: loopback address';

@@ -1,0 +1,134 @@
+// Fair webhook sending (DECISIONS §10) against real HTTPS receivers on
+// loopback: the in-flight cap per subscription, another subscription's
+// delivery sent past a large backlog, cooling (one attempt at a time across
+// dispatcher replicas until one succeeds), and the metrics that show it.
+// The replay limit and the attempt history are in webhooks-replay-limit and
+// webhooks-attempts.
+import { randomUUID } from 'node:crypto';
+import { pendingDelivery, type WebhookDeliveryRow } from '@cds/data';
+import { eventually } from '../../support/eventually';
+import { sample } from '../metrics/scrape';
+import { mostAtOnce, startCountingReceiver, type CountedRequest, type CountingReceiver } from './counting-receiver';
+import { startWebhookStack, type WebhookStack } from './webhook-stack';
+
+const CAP = 3;
+
+let stack: WebhookStack;
+let receiver: CountingReceiver;
+
+beforeAll(async () => {
+  stack = await startWebhookStack({ WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: String(CAP), WEBHOOK_RETRY_SCHEDULE: '100ms', WEBHOOK_TIMEOUT: '3s' });
+  receiver = await startCountingReceiver(stack.ca);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await stack?.close();
+});
+
+async function subscribe(key: string, path: string): Promise<{ id: string }> {
+  const res = await stack.api.request('POST', '/v1/webhooks', { token: key, body: { url: receiver.url(path), events: ['domain.ready'] } });
+  if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+async function deliveries(key: string, subscriptionId: string): Promise<Array<{ id: string; state: string; attempts: number }>> {
+  const res = await stack.api.request('GET', `/v1/webhooks/${subscriptionId}/deliveries?limit=200`, { token: key });
+  if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+const delivered = async (key: string, subscriptionId: string) => (await deliveries(key, subscriptionId)).filter((d) => d.state === 'delivered').length;
+const streakOf = async (subscriptionId: string) => (await stack.api.store.run((r) => r.webhookSubscriptions.failureStreaks([subscriptionId]))).get(subscriptionId);
+const startedSince = (path: string, at: number): CountedRequest[] => receiver.to(path).filter((r) => r.started >= at);
+
+/** Due deliveries written straight into the database, as a backlog left by an outage would be. */
+function backlog(applicationId: string, subscriptionId: string, count: number): WebhookDeliveryRow[] {
+  const now = new Date();
+  return Array.from({ length: count }, () => {
+    const eventId = randomUUID();
+    const payload = JSON.stringify({ id: eventId, type: 'domain.ready', created_at: now.toISOString().replace('Z', '+00:00'), data: { domain: { id: randomUUID() } } });
+    return pendingDelivery({ applicationId, subscriptionId, eventId, eventType: 'domain.ready', payload, replayOf: null }, now);
+  });
+}
+
+describe('sending shared between subscriptions', () => {
+  it(`runs at most ${CAP} attempts of one subscription at once, and counts those that waited for their turn`, async () => {
+    const app = await stack.application();
+    receiver.answer('/cap', { status: 200, delayMs: 250 });
+    const sub = await subscribe(app.key, '/cap');
+    const deferredBefore = (await sample('cds_webhook_deliveries_deferred_total', 'reason="in_flight_cap"')) ?? 0;
+
+    for (let i = 0; i < 15; i++) await stack.emit(app.id, 'domain.ready');
+    await eventually('15 deliveries delivered', async () => (await delivered(app.key, sub.id)) === 15, { timeoutMs: 30_000 });
+
+    const requests = receiver.to('/cap');
+    expect(requests).toHaveLength(15);
+    // Never more than the cap at the receiver, and the cap reached: the attempts did run side by side.
+    expect(mostAtOnce(requests)).toBe(CAP);
+    expect(await sample('cds_webhook_deliveries_deferred_total', 'reason="in_flight_cap"')).toBeGreaterThan(deferredBefore);
+  });
+
+  it("sends another subscription's deliveries, new and replayed, while one subscription's large backlog is still due", async () => {
+    const busy = await stack.application();
+    const other = await stack.application();
+    receiver.answer('/backlog', { status: 200, delayMs: 100 });
+    receiver.answer('/newcomer', { status: 200 });
+    const flooded = await subscribe(busy.key, '/backlog');
+    const newcomer = await subscribe(other.key, '/newcomer');
+    const BACKLOG = 150; // at 3 × 100 ms at a time: some 5 s of sending
+    await stack.api.store.run((r) => r.webhookDeliveries.insertMany(backlog(busy.id, flooded.id, BACKLOG)));
+    await eventually('the backlog to be sending', () => receiver.to('/backlog').length >= CAP);
+
+    // A new event: fanned out and sent at once.
+    const eventId = await stack.emit(other.id, 'domain.ready');
+    const [first] = await eventually("the newcomer's delivery", () => receiver.to('/newcomer').length >= 1 && receiver.to('/newcomer'));
+    expect(first?.eventId).toBe(eventId);
+    // A replay is written due now: the dispatcher's next lease finds it past the backlog.
+    const [original] = await eventually('the delivered record', async () => (await delivered(other.key, newcomer.id)) === 1 && deliveries(other.key, newcomer.id));
+    const replay = await stack.api.request('POST', `/v1/webhooks/${newcomer.id}/deliveries/${original?.id}/replay`, { token: other.key });
+    expect(replay.status).toBe(202);
+    await eventually('the replay sent', () => receiver.to('/newcomer').length >= 2);
+
+    const sentOfBacklog = receiver.to('/backlog').length;
+    console.log(`newcomer's replay sent when ${sentOfBacklog} of the ${BACKLOG} backlog deliveries had been`);
+    expect(sentOfBacklog).toBeLessThan(BACKLOG / 2);
+    // And the backlog still goes out in full.
+    await eventually('the backlog delivered', async () => (await delivered(busy.key, flooded.id)) === BACKLOG, { timeoutMs: 60_000 });
+    expect(mostAtOnce(receiver.to('/backlog'))).toBeLessThanOrEqual(CAP);
+  });
+});
+
+describe('cooling', () => {
+  it('sends one attempt at a time, across two dispatchers, to a subscription whose last 5 attempts failed, until one succeeds', async () => {
+    // Another replica over the same database and bus.
+    await stack.startDispatcher();
+    const app = await stack.application();
+    receiver.answer('/cooling', { status: 500, delayMs: 150 });
+    const sub = await subscribe(app.key, '/cooling');
+    for (let i = 0; i < 6; i++) await stack.emit(app.id, 'domain.ready');
+
+    // The first attempts run side by side; once 5 in a row failed, the subscription is cooling.
+    await eventually('5 failures in a row', async () => ((await streakOf(sub.id)) ?? 0) >= 5);
+    expect(mostAtOnce(receiver.to('/cooling'))).toBeGreaterThan(1);
+    // Attempts leased before that may still start: once they ended, every attempt runs alone.
+    const coolingSince = Date.now();
+    await eventually('the attempts leased before cooling to end', () => Date.now() - coolingSince > 500 && receiver.open('/cooling') === 0);
+    const alone = Date.now();
+    await eventually('6 attempts while cooling', () => startedSince('/cooling', alone).length >= 6, { timeoutMs: 20_000 });
+    expect(mostAtOnce(startedSince('/cooling', alone))).toBe(1);
+    expect(await sample('cds_webhook_subscriptions_cooling')).toBe(1);
+    // The retry schedule is unchanged: no delivery waits longer than its 100 ms for its own sake, only for its turn.
+    expect((await deliveries(app.key, sub.id)).every((d) => d.state === 'pending')).toBe(true);
+
+    // A success ends cooling: the deliveries still pending go out side by side again.
+    receiver.answer('/cooling', { status: 200, delayMs: 300 });
+    const [success] = await eventually('an attempt that succeeds', () => {
+      const ok = receiver.to('/cooling').filter((r) => r.status === 200);
+      return ok.length > 0 && ok;
+    });
+    await eventually('every delivery delivered', async () => (await delivered(app.key, sub.id)) === 6, { timeoutMs: 20_000 });
+    expect(mostAtOnce(startedSince('/cooling', (success as CountedRequest).started))).toBeGreaterThan(1);
+    expect(await streakOf(sub.id)).toBe(0);
+    expect(await sample('cds_webhook_subscriptions_cooling')).toBe(0);
+  });
+});
