@@ -16,6 +16,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 COPY libs/ libs/
 COPY services/ services/
+# The workspace of the typed client: npm ci wants every workspace of the lock file, tsc -b builds it.
+COPY clients/ clients/
 COPY tsconfig.base.json tsconfig.build.json ./
 RUN (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) \
  && npx tsc -b tsconfig.build.json \

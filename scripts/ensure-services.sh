@@ -16,6 +16,9 @@ command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
 command -v kubectl >/dev/null 2>&1 || need_apt+=(kubectl)
 # pebble and pebble-challtestsrv: the ACME server and programmable DNS of the checker's tests.
 [ -x /usr/bin/pebble-challtestsrv ] || need_apt+=(pebble)
+# promtool checks and unit-tests the alert rules; prometheus scrapes the services
+# in the dashboard test (test/integration/k8s). Both come with Debian's prometheus.
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null

@@ -38,7 +38,7 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/*
 Seconds the services give their shutdown steps after SIGTERM: fixed in code
-(libs/http SHUTDOWN_DEADLINE_MS), so not a value. test/integration/k8s holds
+(libs/lifecycle SHUTDOWN_DEADLINE_MS), so not a value. test/integration/k8s holds
 every Deployment's grace period to it.
 */}}
 {{- define "cds.shutdownDeadlineSeconds" -}}
@@ -87,4 +87,12 @@ optional: [SMTP_URL]
   valueFrom:
     secretKeyRef: { name: {{ include "cds.secretName" $ }}, key: {{ . }}, optional: true }
 {{- end }}
+{{- end -}}
+
+{{/* The application API's paths, the only ones an Ingress routes (never /operator). */}}
+{{- define "cds.apiIngressPaths" -}}
+paths:
+  - { path: /v1, pathType: Prefix }
+  - { path: /v1/openapi.json, pathType: Exact }
+  - { path: /domains, pathType: Prefix }
 {{- end -}}
