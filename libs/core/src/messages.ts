@@ -14,10 +14,15 @@ export const ROUTING_KEYS = {
 } as const;
 export type RoutingKey = (typeof ROUTING_KEYS)[keyof typeof ROUTING_KEYS];
 
-/** The durable queue of each consuming service. The edges' fan-out queues are private and named by the bus. */
+/**
+ * The queue of each consuming service: durable and shared by its replicas for
+ * the checker and the dispatcher; for the edges, the prefix of the exclusive
+ * queue each edge declares, since every edge needs every change.
+ */
 export const QUEUES = {
   checker: 'checker',
   webhookDispatcher: 'webhook-dispatcher',
+  edgeCache: 'edge-cache',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 

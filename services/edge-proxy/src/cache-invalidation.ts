@@ -2,7 +2,7 @@
 // domain (route, certificate, assertion), so the change is served at once
 // instead of after the caches' TTLs.
 import { randomBytes } from 'node:crypto';
-import { ROUTING_KEYS } from '@cds/core';
+import { QUEUES, ROUTING_KEYS } from '@cds/core';
 import type { Bus, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { AssertionSigner } from './assertion-signer';
@@ -11,7 +11,7 @@ import type { RefreshingCache } from './refreshing-cache';
 import type { Route } from './route-table';
 
 /** Counted under this consumer name, like the checker's and the dispatcher's consumers. */
-const CONSUMER = 'edge-cache';
+const CONSUMER = QUEUES.edgeCache;
 
 export interface CachedDomains {
   routes: RefreshingCache<Route>;
