@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 # Benchmark of the edge proxy (make bench-edge). In one run, against one origin
 # (an nginx on loopback serving static 1 KiB and 64 KiB bodies, pinned to CPU 1)
-# and with one throwaway certificate for bench.edge.test, three reverse proxies
+# and with one throwaway certificate for bench.edge.test, four reverse proxies
 # one after the other, each alone on CPU 0:
 #   1. nginx (proxy_pass, upstream keep-alive, one worker);
 #   2. Caddy (reverse_proxy, the certificate as files, no automatic HTTPS);
 #   3. our edge in split mode (services/edge-proxy/dist/main.js) with every
 #      feature on: routing from PostgreSQL, assertion, limits (set far above
-#      the load, still checked), traffic counting.
+#      the load, still checked), traffic counting;
+#   4. http-proxy (the npm package) alone in one Node.js process
+#      (test/bench/edge/http-proxy-server.js): the library the edge does not use.
 # wrk (CPU 1) sends HTTPS keep-alive GETs over 64 connections, SNI and Host
 # bench.edge.test, for each body size: a warm-up, then the measured run.
 # Reported per proxy and body: req/s, p50/p99, the proxy's CPU time per request
 # (/proc/<pid>/stat, its child processes included) and RSS after the run, with
-# ratios against nginx and Caddy; PASS/FAIL against the edge's target (1 KiB:
-# at least Caddy's req/s, a p99 no worse than Caddy's). The table replaces the
-# previous one in docs/benchmarks.md.
+# ratios against nginx and Caddy and the edge's against http-proxy; PASS/FAIL
+# against the edge's target (1 KiB: at least Caddy's req/s, a p99 no worse than
+# Caddy's). The table replaces the previous one in docs/benchmarks.md.
 # Exits non-zero only when the bench itself broke (a proxy that does not start
 # or answers with errors); an edge that is not built yet gets a row saying so.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
 # BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_SERVERS / BENCH_BODIES to run
-# a subset (e.g. "caddy edge", "1k"), EDGE_NODE_ARGS for the edge's node flags
-# (default --max-semi-space-size=64, as the Helm chart and k8s/ start it; add --cpu-prof),
+# a subset (e.g. "caddy edge", "1k"), EDGE_NODE_ARGS for the node flags of the edge and of
+# http-proxy (default --max-semi-space-size=64, as the Helm chart and k8s/ start the edge; add --cpu-prof),
 # BENCH_KEEP=1 to keep the work directory (configs, logs) for a look afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -32,7 +34,7 @@ CONNECTIONS=64
 THREADS=2
 HOSTNAME_UNDER_TEST=bench.edge.test
 EDGE_MAIN=services/edge-proxy/dist/main.js
-read -r -a SERVERS <<<"${BENCH_SERVERS:-nginx caddy edge}"
+read -r -a SERVERS <<<"${BENCH_SERVERS:-nginx caddy edge http-proxy}"
 read -r -a BODIES <<<"${BENCH_BODIES:-1k 64k}"
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
@@ -67,6 +69,7 @@ install_missing() {
   [ "$status" = 0 ] || die "apt-get install ${need[*]} failed"
 }
 install_missing
+node -e 'require.resolve("http-proxy")' 2>/dev/null || die "the npm package http-proxy is missing: npm install (it is a devDependency)"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (proxy on CPU 0, wrk and origin on CPU 1)"
 
 load_avg=$(cut -d' ' -f1 /proc/loadavg)  # other work on the machine skews absolute figures
@@ -179,6 +182,13 @@ start_caddy() {
     taskset -c 0 caddy run --config "$work/Caddyfile" --adapter caddyfile >"$work/caddy.log" 2>&1 &
   server_pid=$! server_port=$port server_log=$work/caddy.log
 }
+start_http_proxy() {
+  local port; port=$(free_port)
+  # shellcheck disable=SC2086
+  BENCH_PORT=$port BENCH_TLS_DIR=$work/tls BENCH_ORIGIN_URL="http://127.0.0.1:$origin_port" \
+    taskset -c 0 node ${EDGE_NODE_ARGS:---max-semi-space-size=64} "$HERE/http-proxy-server.js" >"$work/http-proxy.log" 2>&1 &
+  server_pid=$! server_port=$port server_log=$work/http-proxy.log
+}
 start_edge() { # sets edge_state when the edge cannot be measured
   if [ ! -f "$EDGE_MAIN" ]; then edge_state="not built"; return 1; fi
   [ -f services/cli/dist/main.js ] || { edge_state="not built (services/cli)"; return 1; }
@@ -257,6 +267,7 @@ for server in "${SERVERS[@]}"; do
   case $server in
     nginx) start_nginx ;;
     caddy) start_caddy ;;
+    http-proxy) start_http_proxy ;;
     edge) if ! start_edge; then log "edge: $edge_state"; state[edge]=$edge_state; stop_server; continue; fi ;;
   esac
   if ! wait_serving "$server" "$server_pid" "$server_port" "$server_log"; then
@@ -294,9 +305,18 @@ verdicts() {
     return
   fi
   local rps_ok p99_ok
-  rps_ok=$(awk -v e="${rps[edge:1k]}" -v c="${rps[caddy:1k]}" 'BEGIN {print (e >= c) ? "PASS" : "FAIL"}')
-  p99_ok=$(awk -v e="${p99[edge:1k]}" -v c="${p99[caddy:1k]}" 'BEGIN {print (e <= c) ? "PASS" : "FAIL"}')
-  echo "Target (edge, 1 KiB): req/s ≥ Caddy's: **$rps_ok** (${rps[edge:1k]} vs ${rps[caddy:1k]}); p99 ≤ Caddy's: **$p99_ok** (${p99[edge:1k]} vs ${p99[caddy:1k]} ms)."
+  if [ -n "${rps[edge:1k]:-}" ] && [ -n "${rps[caddy:1k]:-}" ]; then
+    rps_ok=$(awk -v e="${rps[edge:1k]}" -v c="${rps[caddy:1k]}" 'BEGIN {print (e >= c) ? "PASS" : "FAIL"}')
+    p99_ok=$(awk -v e="${p99[edge:1k]}" -v c="${p99[caddy:1k]}" 'BEGIN {print (e <= c) ? "PASS" : "FAIL"}')
+    echo "Target (edge, 1 KiB): req/s ≥ Caddy's: **$rps_ok** (${rps[edge:1k]} vs ${rps[caddy:1k]}); p99 ≤ Caddy's: **$p99_ok** (${p99[edge:1k]} vs ${p99[caddy:1k]} ms)."
+  else
+    echo "Target (edge, 1 KiB, against Caddy): not measured (BENCH_SERVERS / BENCH_BODIES left the edge, Caddy or 1 KiB out)."
+  fi
+  local body
+  for body in "${BODIES[@]}"; do
+    [ -n "${rps[edge:$body]:-}" ] && [ -n "${rps[http-proxy:$body]:-}" ] || continue
+    echo "Edge ÷ http-proxy, $(label "$body"): req/s $(ratio "${rps[edge:$body]}" "${rps[http-proxy:$body]}"), p99 $(ratio "${p99[edge:$body]}" "${p99[http-proxy:$body]}"), CPU µs/req $(ratio "${cpu[edge:$body]}" "${cpu[http-proxy:$body]}")."
+  done
   echo "Edge PostgreSQL transactions per 1,000 requests (not in its CPU figure): ${pg_per_1000[1k]:-n/a} (1 KiB), ${pg_per_1000[64k]:-n/a} (64 KiB)."
 }
 
@@ -304,7 +324,7 @@ date_utc=$(date -u +%Y-%m-%dT%H:%MZ)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
 tool_version() { "$@" 2>&1 | head -1 || true; }  # wrk -v exits 1
-versions="node $(node --version), $(tool_version nginx -v | sed 's|.*nginx/|nginx |'), Caddy $(tool_version caddy version | awk '{print $1}'), $(tool_version wrk -v | awk '{sub(/^debian\//, "", $2); print "wrk " $2}')"
+versions="node $(node --version), $(tool_version nginx -v | sed 's|.*nginx/|nginx |'), Caddy $(tool_version caddy version | awk '{print $1}'), http-proxy $(node -p 'require("http-proxy/package.json").version'), $(tool_version wrk -v | awk '{sub(/^debian\//, "", $2); print "wrk " $2}')"
 broke=0
 {
   echo "Last run: $date_utc, \`make bench-edge\` (BENCH_WARMUP=$WARMUP, BENCH_DURATION=$DURATION), commit $commit,"
