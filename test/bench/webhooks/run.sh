@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Benchmark of webhook deliveries (make bench-webhooks): a fresh PostgreSQL
-# database and RabbitMQ vhost, then test/bench/webhooks/bench.js measures one
-# dispatcher process against a plain keep-alive client sending the same signed
-# POSTs, prints both rates and their ratio with PASS/FAIL against the target,
-# and records the run in docs/benchmarks.md. Exits non-zero only when the bench
-# itself broke. Knobs: BENCH_EVENTS (default 5000), BENCH_WARMUP_EVENTS (300),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_PROFILE=<dir> to write a CPU
-# profile of the dispatcher there.
+# Benchmarks of webhook deliveries (make bench-webhooks), on a fresh PostgreSQL
+# database and RabbitMQ vhost:
+#   - throughput (bench.js): one dispatcher against axios alone and a plain
+#     keep-alive client sending the same signed POSTs; PASS/FAIL against
+#     dispatcher >= 0.5 x axios alone;
+#   - fairness (fairness.js): subscription B's delays with and without a
+#     subscription A whose 10,000 due deliveries go to a receiver that never
+#     answers while A calls replay-since; then the same with two dispatchers and
+#     kill -9 of one, checking that no delivery is lost.
+# Both print their figures with PASS/FAIL and record them in docs/benchmarks.md.
+# Exits non-zero only when a bench itself broke.
+# Knobs: BENCH_MODE (all, throughput or fairness; default all), BENCH_DOCS=0 to
+# leave docs/benchmarks.md alone. Throughput: BENCH_EVENTS (default 5000),
+# BENCH_WARMUP_EVENTS (300), BENCH_SUBSCRIPTIONS (8), BENCH_PROFILE=<dir> for a
+# CPU profile of the dispatcher. Fairness: BENCH_FAIRNESS_SECONDS (60 per
+# phase), BENCH_B_RATE (20 events/s), BENCH_A_BACKLOG (10000),
+# BENCH_DRAIN_SECONDS (120, after the fault).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
@@ -14,11 +23,13 @@ export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 log() { echo "[bench-webhooks] $*"; }
 die() { echo "[bench-webhooks] FAILED: $*" >&2; exit 1; }
 
+mode=${BENCH_MODE:-all}
+case "$mode" in all|throughput|fairness) ;; *) die "BENCH_MODE is all, throughput or fairness, not '$mode'" ;; esac
 command -v taskset >/dev/null 2>&1 || die "taskset is missing (apt-get install -y util-linux)"
 command -v openssl >/dev/null 2>&1 || die "openssl is missing"
 command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is missing: the bench makes its own RabbitMQ vhost"
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (dispatcher and client on CPU 0, receiver on CPU 1)"
-[ -f services/webhook-dispatcher/dist/main.js ] || die "build first (npx tsc -b tsconfig.build.json)"
+[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (services and clients on CPU 0, receivers on CPU 1)"
+[ -f services/webhook-dispatcher/dist/main.js ] && [ -f services/api/dist/main.js ] || die "build first (npx tsc -b tsconfig.build.json)"
 
 db=bench_webhooks_$(date +%s)_$RANDOM
 vhost=cds-bench-webhooks-$RANDOM$RANDOM
@@ -33,6 +44,7 @@ createdb "$db"
 rabbitmqctl add_vhost "$vhost" >/dev/null
 rabbitmqctl set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
 
-BENCH_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" \
-BENCH_AMQP_URL="amqp://guest:guest@127.0.0.1:5672/$vhost" \
-  taskset -c 1 node test/bench/webhooks/bench.js
+export BENCH_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
+export BENCH_AMQP_URL="amqp://guest:guest@127.0.0.1:5672/$vhost"
+if [ "$mode" != fairness ]; then taskset -c 1 node test/bench/webhooks/bench.js; fi
+if [ "$mode" != throughput ]; then taskset -c 1 node test/bench/webhooks/fairness.js; fi
