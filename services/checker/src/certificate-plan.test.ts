@@ -1,4 +1,4 @@
-import { CERTIFICATE_ISSUING_MESSAGE, CERTIFICATE_WAITING_MESSAGE, type CheckOutcome } from '@cds/core';
+import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, CERTIFICATE_WAITING_MESSAGE, type CheckOutcome } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
 import { planCertificate } from './certificate-plan';
 
@@ -23,5 +23,16 @@ describe('planCertificate', () => {
     expect(planCertificate(passing, passing, valid, false, now)).toEqual({ outcome: passing, issue: false, notAfter: valid.notAfter });
     expect(planCertificate(passing, passing, valid, true, now)).toEqual({ outcome: passing, issue: true, notAfter: valid.notAfter });
     expect(planCertificate(passing, passing, expired, true, now)).toMatchObject({ outcome: { status: 'failing', errorCode: 'certificate_expired' }, issue: true });
+  });
+
+  test('a first certificate waiting for ACME order budget keeps saying so while its next try asks for a slot', () => {
+    const waiting = { status: 'pending' as const, message: `${ACME_BUDGET_WAIT_PREFIX}: 6 orders this hour of the deployment's 6; the next hour starts at 2026-06-01T01:00:00.000Z.` };
+    expect(planCertificate(passing, passing, null, false, now, waiting)).toEqual({ outcome: { status: 'pending', errorCode: null, message: waiting.message }, issue: true, notAfter: null });
+    // Any other earlier state says the certificate is being issued.
+    for (const previous of [null, { status: 'pending' as const, message: CERTIFICATE_WAITING_MESSAGE }, { status: 'failing' as const, message: `${ACME_BUDGET_WAIT_PREFIX}: not pending` }]) {
+      expect(planCertificate(passing, passing, null, false, now, previous).outcome.message).toBe(CERTIFICATE_ISSUING_MESSAGE);
+    }
+    // A renewal judges the certificate it has, whatever the check said.
+    expect(planCertificate(passing, passing, valid, true, now, waiting)).toEqual({ outcome: passing, issue: true, notAfter: valid.notAfter });
   });
 });

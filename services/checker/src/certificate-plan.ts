@@ -2,7 +2,7 @@
 // domain has, and say whether one must be issued (none yet, or renewal due).
 // Issuing happens after the step is recorded, so the DNS checks of other
 // domains never wait for a certificate order.
-import { CERTIFICATE_ISSUING_MESSAGE, certificateGate, evaluateCertificate, type CheckOutcome } from '@cds/core';
+import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, certificateGate, evaluateCertificate, type CheckOutcome } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
 
 export interface CertificatePlan {
@@ -13,16 +13,29 @@ export interface CertificatePlan {
   notAfter: Date | null;
 }
 
+/** The certificate check as a run left it. */
+export type PreviousCertificateCheck = Pick<CheckOutcome, 'status' | 'message'>;
+
+/** The certificate check's message when it says the first certificate waits for ACME order budget; else null. */
+function budgetWait(check: PreviousCertificateCheck | null): string | null {
+  return check?.status === 'pending' && check.message?.startsWith(ACME_BUDGET_WAIT_PREFIX) ? check.message : null;
+}
+
 /**
  * `existing`: the hostname's certificate when it was issued to this domain;
- * `renewalDue`: whether it should be replaced now (renewal.ts).
+ * `renewalDue`: whether it should be replaced now (renewal.ts); `previous`:
+ * the certificate check as the last run left it.
  */
 export function planCertificate(
-  ownership: CheckOutcome, routing: CheckOutcome, existing: CertificateRow | null, renewalDue: boolean, now: Date,
+  ownership: CheckOutcome, routing: CheckOutcome, existing: CertificateRow | null, renewalDue: boolean, now: Date, previous: PreviousCertificateCheck | null = null,
 ): CertificatePlan {
   const gate = certificateGate(ownership, routing);
   // Without both DNS checks an existing certificate is only judged, never renewed.
   if (gate) return { outcome: (existing && evaluateCertificate(existing, now)) || gate, issue: false, notAfter: null };
-  if (!existing) return { outcome: { status: 'pending', errorCode: null, message: CERTIFICATE_ISSUING_MESSAGE }, issue: true, notAfter: null };
+  if (!existing) {
+    // A certificate waiting for budget keeps saying so while its next try asks for a slot: the check
+    // does not flip to "being issued" and back at every run of the hour.
+    return { outcome: { status: 'pending', errorCode: null, message: budgetWait(previous) ?? CERTIFICATE_ISSUING_MESSAGE }, issue: true, notAfter: null };
+  }
   return { outcome: evaluateCertificate(existing, now) as CheckOutcome<'certificate'>, issue: renewalDue, notAfter: existing.notAfter };
 }

@@ -148,7 +148,8 @@ export class CheckPipeline {
       const existing = item.leased.certificate?.domainId === domain.id ? item.leased.certificate : null;
       const plan = await timedCheck('certificate', async () => {
         const window = existing && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain).catch(() => null) : null;
-        return planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing.notAfter, startedAt, window), startedAt);
+        const previous = item.leased.checks.find((c) => c.type === 'certificate') ?? null;
+        return planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing.notAfter, startedAt, window), startedAt, previous);
       });
       const observed: Outcomes = { ownership, routing, certificate: plan.outcome, origin: evaluateOrigin(originSeen) };
       countChecks(plan.issue ? { ownership, routing, origin: observed.origin } : observed);

@@ -69,7 +69,7 @@ test('the order beyond the hourly budget waits: the certificate check stays pend
   const second = await registerDomain(api, app.key, `second.cap-${process.pid}.com`);
   await publishRecords(dns, second);
   const waiting = await waitForDomain(api, app.key, second.id, (d) => (check(d, 'certificate').message ?? '').startsWith(ACME_BUDGET_WAIT_PREFIX));
-  const nextHour = new Date(Math.ceil(clock.epochMs() / 3600_000) * 3600_000).toISOString();
+  const nextHour = new Date((Math.floor(clock.epochMs() / 3600_000) + 1) * 3600_000).toISOString();
   expect(check(waiting, 'certificate')).toMatchObject({
     status: 'pending', error_code: null, message: `The certificate waits for ACME order budget: 1 order this hour of the deployment's 1; the next hour starts at ${nextHour}.`,
   });
