@@ -183,11 +183,6 @@ class FakeRateCounters implements RateCountersRepository {
     for (const key of keys) counts.set(key, (await this.peek(key, windowSeconds, now)).count);
     return counts;
   }
-  async deleteExpired(now: Date) {
-    const before = this.t.rateCounters.length;
-    this.t.rateCounters = this.t.rateCounters.filter((r) => r.resetAt > now);
-    return before - this.t.rateCounters.length;
-  }
 }
 
 class FakeWebhookSubscriptions implements WebhookSubscriptionsRepository {
@@ -353,6 +348,7 @@ export function fakeStore(seed: Partial<FakeTables> = {}): FakeStore {
       certificates: notFaked('certificates'),
       acmeChallenges: notFaked('acmeChallenges'),
       housekeeping: notFaked('housekeeping'),
+      edgeReads: notFaked('edgeReads'),
     };
   };
   const store: FakeStore = {

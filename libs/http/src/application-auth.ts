@@ -2,7 +2,7 @@ import type { RequestHandler, Request } from 'express';
 import { AppError, secretHash, looksLikeApiKey, rateLimited } from '@cds/core';
 import { windowOf, type ApplicationRow, type CredentialRow, type DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
-import { FAILURE_WINDOW_SECONDS, settleAttempt } from './failure-throttle';
+import { countFailure, FAILURE_WINDOW_SECONDS } from './failure-throttle';
 import { secondsUntil, windowState } from './fixed-window';
 
 export interface ApplicationPrincipal {
@@ -48,8 +48,8 @@ function bearerToken(req: Request): string | null {
  * (so a throttled guesser learns nothing), then the key, then the per-credential
  * request budget (every request with a valid key counts), then suspension. For
  * a presented key the reads and the budget hit are one statement on PostgreSQL;
- * a second one settles the attempt with the throttle, which decides whether the
- * key's answer may be given (failure-throttle.ts).
+ * a failed one is counted by a second, which decides whether its 401 may be
+ * given (failure-throttle.ts).
  */
 export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
   const now = opts.now ?? (() => new Date());
@@ -66,10 +66,9 @@ export function applicationAuth(opts: ApplicationAuthOptions): RequestHandler {
       : { failures: (await opts.store.run((r) => r.rateCounters.peek(throttleKey, WINDOW_SECONDS, at))).count, found: null, budget: null };
     // Already at the limit when read: refused without a write (failures only grow within a window).
     if (auth.failures >= opts.failuresPerMinute) throw throttled(secondsUntil(windowOf(WINDOW_SECONDS, at).resetAt, at));
-    const valid = auth.found !== null && auth.budget !== null;
-    const verdict = await opts.store.run((r) => settleAttempt(r.rateCounters, throttleKey, opts.failuresPerMinute, !valid, at));
-    if (!verdict.admitted) throw throttled(verdict.retryAfterSeconds);
     if (!auth.found || !auth.budget) {
+      const verdict = await opts.store.run((r) => countFailure(r.rateCounters, throttleKey, opts.failuresPerMinute, at));
+      if (!verdict.admitted) throw throttled(verdict.retryAfterSeconds);
       throw new AppError('unauthorized', 'A valid application credential is required: send Authorization: Bearer cd_….');
     }
 

@@ -1,5 +1,5 @@
 import type { RateCountersRepository } from '@cds/data';
-import { peekThrottle, settleAttempt } from './failure-throttle';
+import { countFailure, peekThrottle } from './failure-throttle';
 
 /** One clock-aligned window in memory, with the two methods the throttle uses: enough to see what is counted and what is admitted. */
 function counters(): RateCountersRepository & { count: number } {
@@ -19,19 +19,19 @@ function counters(): RateCountersRepository & { count: number } {
 const at = new Date(Date.UTC(2026, 0, 1, 0, 0, 15));
 
 describe('failure throttle', () => {
-  it('admits attempts while fewer than the limit of failures came before, counting failures only', async () => {
+  it('answers failures while fewer than the limit came before them, counting each', async () => {
     const c = counters();
     const verdicts = [];
-    for (const failed of [true, false, true, false, true, false, true]) verdicts.push((await settleAttempt(c, 'k', 3, failed, at)).admitted);
-    // Failures 1 to 3 are answered; successes before the third failure too; everything after it is refused.
-    expect(verdicts).toEqual([true, true, true, true, true, false, false]);
-    expect(c.count).toBe(4);
+    for (let i = 0; i < 5; i++) verdicts.push((await countFailure(c, 'k', 3, at)).admitted);
+    // Failures 1 to 3 are answered; the ones after them are refused.
+    expect(verdicts).toEqual([true, true, true, false, false]);
+    expect(c.count).toBe(5);
   });
 
   it('gives the seconds until the window ends as Retry-After', async () => {
     const c = counters();
-    expect(await settleAttempt(c, 'k', 1, true, at)).toEqual({ admitted: true, retryAfterSeconds: 45 });
-    expect(await settleAttempt(c, 'k', 1, true, at)).toEqual({ admitted: false, retryAfterSeconds: 45 });
+    expect(await countFailure(c, 'k', 1, at)).toEqual({ admitted: true, retryAfterSeconds: 45 });
+    expect(await countFailure(c, 'k', 1, at)).toEqual({ admitted: false, retryAfterSeconds: 45 });
   });
 
   it('refuses an address already at its limit before any check, without counting', async () => {

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
-import { AppError, rateLimited, secretHash } from '@cds/core';
+import { AppError, cidrMatcher, rateLimited, secretHash } from '@cds/core';
 import type { DataStore } from '@cds/data';
-import { cidrMatcher, clientAddress } from './client-address';
-import { peekThrottle, settleAttempt } from './failure-throttle';
+import { clientAddress } from './client-address';
+import { countFailure, peekThrottle } from './failure-throttle';
 
 /** Settings key holding the SHA-256 (hex) of the operator token set through the API. */
 export const OPERATOR_TOKEN_SETTING = 'operator_token_sha256';
@@ -34,7 +34,8 @@ function sameDigest(aHex: string, bHex: string): boolean {
  * throttled → 429, token missing or wrong → 401. (API off → 404 is decided by
  * not mounting the router at all.) The valid token is read from the database on
  * every request so a replacement takes effect at once on every instance. The
- * throttle decides after the comparison, in one atomic step (failure-throttle.ts).
+ * throttle decides a failure's answer after the comparison, in one atomic step
+ * (failure-throttle.ts).
  */
 export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
   const now = opts.now ?? (() => new Date());
@@ -52,9 +53,9 @@ export function operatorAuth(opts: OperatorAuthOptions): RequestHandler {
     const token = bearer(req);
     const expected = (await opts.store.run((r) => r.settings.get(OPERATOR_TOKEN_SETTING))) ?? configuredHash;
     const valid = token !== null && sameDigest(secretHash(token), expected);
-    const verdict = await opts.store.run((r) => settleAttempt(r.rateCounters, failureKey, opts.failuresPerMinute, !valid, at));
+    if (valid) return next();
+    const verdict = await opts.store.run((r) => countFailure(r.rateCounters, failureKey, opts.failuresPerMinute, at));
     if (!verdict.admitted) throw throttled(verdict.retryAfterSeconds);
-    if (!valid) throw new AppError('unauthorized', 'A valid operator token is required: send Authorization: Bearer <token>.');
-    next();
+    throw new AppError('unauthorized', 'A valid operator token is required: send Authorization: Bearer <token>.');
   };
 }

@@ -42,16 +42,4 @@ describe('idempotency repository', () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ctx.store.run((r) => r.idempotency.tryInsert(row('k3', at(i), { requestHash: `h${i}` })))));
     expect(results.filter(Boolean)).toHaveLength(1);
   });
-
-  it('deletes expired rows and says how many', async () => {
-    await ctx.store.run(async (r) => {
-      await r.idempotency.tryInsert(row('old-1', at(-2 * DAY)));
-      await r.idempotency.tryInsert(row('old-2', at(-DAY - 1)));
-      await r.idempotency.tryInsert(row('edge', at(-DAY)));
-      await r.idempotency.tryInsert(row('live', at(-DAY + 1)));
-    });
-    expect(await ctx.store.run((r) => r.idempotency.deleteExpired(at(0)))).toBe(3);
-    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'live'))).not.toBeNull();
-    expect(await ctx.store.run((r) => r.idempotency.find(app.id, 'edge'))).toBeNull();
-  });
 });

@@ -60,17 +60,6 @@ describe('rate counters repository', () => {
     expect(new Set(counts.map((c) => c.resetAt.getTime()))).toEqual(new Set([t(60_000).getTime()]));
   });
 
-  it('deletes counters whose window has ended', async () => {
-    await ctx.store.run(async (r) => {
-      await r.rateCounters.hit('old', 60, t(-60_000));
-      await r.rateCounters.hit('ends-now', 60, t(-1));
-      await r.rateCounters.hit('current', 60, t(1));
-    });
-    const deleted = await ctx.store.run((r) => r.rateCounters.deleteExpired(t(0)));
-    expect(deleted).toBe(2);
-    expect(await ctx.store.run((r) => r.rateCounters.peek('current', 60, t(2)))).toEqual({ count: 1, resetAt: t(60_000) });
-    expect(await ctx.store.run((r) => r.rateCounters.peek('ends-now', 60, t(-1)))).toEqual({ count: 0, resetAt: t(0) });
-  });
   it('anchors a window at its first hit when asked, so a limit per 60 s holds across a minute boundary', async () => {
     const hit = (ms: number) => ctx.store.run((r) => r.rateCounters.hit('anchored', 60, t(ms), { anchored: true }));
     expect(await hit(59_900)).toEqual({ count: 1, resetAt: t(119_900) });

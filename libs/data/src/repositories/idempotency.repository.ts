@@ -1,4 +1,4 @@
-import { LessThanOrEqual, type EntityManager, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { queryRows } from '../sql';
 import type { IdempotencyRepository, IdempotencyRow } from './idempotency.types';
@@ -40,9 +40,5 @@ export class TypeOrmIdempotencyRepository implements IdempotencyRepository {
 
   async delete(applicationId: string, key: string): Promise<void> {
     await this.rows.delete({ applicationId, key });
-  }
-
-  async deleteExpired(now: Date): Promise<number> {
-    return (await this.rows.delete({ expiresAt: LessThanOrEqual(now) })).affected ?? 0;
   }
 }

@@ -17,5 +17,4 @@ export interface IdempotencyRepository {
   tryInsert(row: IdempotencyRow): Promise<boolean>;
   complete(applicationId: string, key: string, status: number, body: string): Promise<void>;
   delete(applicationId: string, key: string): Promise<void>;
-  deleteExpired(now: Date): Promise<number>;
 }

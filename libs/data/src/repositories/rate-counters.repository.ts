@@ -1,4 +1,4 @@
-import { In, LessThanOrEqual, type EntityManager, type Repository } from 'typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY, type RateCounterRow } from '../entities';
 import { numberFromDb, queryRows, timestampFromDb } from '../sql';
 import type { RateCountersRepository } from './rate-counters.types';
@@ -103,9 +103,5 @@ export class TypeOrmRateCountersRepository implements RateCountersRepository {
       if (row.windowStart >= windowStart) counts.set(row.key, row.count);
     }
     return counts;
-  }
-
-  async deleteExpired(now: Date): Promise<number> {
-    return (await this.rows.delete({ resetAt: LessThanOrEqual(now) })).affected ?? 0;
   }
 }

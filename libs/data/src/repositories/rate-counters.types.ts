@@ -23,5 +23,4 @@ export interface RateCountersRepository {
   hitBelow(key: string, windowSeconds: number, now: Date, limit: number): Promise<{ counted: boolean; count: number; resetAt: Date }>;
   /** The counts of `keys` in the clock-aligned window that contains `now` (0 for a key without one). */
   peekMany(keys: readonly string[], windowSeconds: number, now: Date): Promise<Map<string, number>>;
-  deleteExpired(now: Date): Promise<number>;
 }
