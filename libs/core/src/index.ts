@@ -12,6 +12,7 @@ export * from './time';
 export * from './secret-box';
 export * from './assertion';
 export * from './webhook-address';
+export * from './cidr-matcher';
 export * from './webhook-signature';
 export * from './webhook-delivery';
 export * from './webhook-fairness';
