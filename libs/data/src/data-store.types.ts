@@ -9,6 +9,7 @@ import type { CertificatesRepository } from './repositories/certificates.types';
 import type { CheckRunsRepository } from './repositories/check-runs.types';
 import type { CredentialsRepository } from './repositories/credentials.types';
 import type { DiagnosticsRepository } from './repositories/diagnostics.types';
+import type { EdgeReadsRepository } from './repositories/edge-reads.types';
 import type { DomainsRepository } from './repositories/domains.types';
 import type { IdempotencyRepository } from './repositories/idempotency.types';
 import type { OriginsRepository } from './repositories/origins.types';
@@ -38,6 +39,7 @@ export interface Repositories {
   certificates: CertificatesRepository;
   acmeChallenges: AcmeChallengesRepository;
   housekeeping: HousekeepingRepository;
+  edgeReads: EdgeReadsRepository;
 }
 
 export interface DataStore {

@@ -8,6 +8,7 @@ export type * from './repositories/check-runs.types';
 export type * from './repositories/credentials.types';
 export type * from './repositories/diagnostics.types';
 export type * from './repositories/domains.types';
+export type * from './repositories/edge-reads.types';
 export type * from './repositories/idempotency.types';
 export type * from './repositories/origins.types';
 export type * from './repositories/outbox.types';

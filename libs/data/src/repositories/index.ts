@@ -17,6 +17,7 @@ import { TypeOrmWebhookSubscriptionsRepository } from './webhook-subscriptions.r
 import { TypeOrmCheckRunsRepository } from './check-runs.repository';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
 import { TypeOrmAcmeChallengesRepository } from './acme-challenges.repository';
+import { TypeOrmEdgeReadsRepository } from './edge-reads.repository';
 import { TypeOrmHousekeepingRepository } from '../housekeeping/housekeeping.repository';
 
 /** Every repository, bound to the EntityManager of one unit of work. */
@@ -39,5 +40,6 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     certificates: new TypeOrmCertificatesRepository(manager),
     acmeChallenges: new TypeOrmAcmeChallengesRepository(manager),
     housekeeping: new TypeOrmHousekeepingRepository(manager, kind),
+    edgeReads: new TypeOrmEdgeReadsRepository(manager, kind),
   };
 }
