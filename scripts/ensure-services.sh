@@ -19,6 +19,8 @@ command -v kubectl >/dev/null 2>&1 || need_apt+=(kubectl)
 # promtool checks and unit-tests the alert rules; prometheus scrapes the services
 # in the dashboard test (test/integration/k8s). Both come with Debian's prometheus.
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+# haproxy: a real load balancer sending PROXY protocol headers to the edge (test/integration/edge).
+[ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null

@@ -12,7 +12,7 @@ describe('docs/configuration.md', () => {
 
   it('documents every variable with a description and a default', () => {
     const variables = configSchemaDoc();
-    // Every variable of DECISIONS.md §1, in its order, then those added later (§4's OPERATOR_PORT, §9).
+    // Every variable of DECISIONS.md §1, in its order, then those added later (§4's OPERATOR_PORT, §5's edge connections, §9).
     expect(variables.map((variable) => variable.name)).toEqual([
       'DATABASE_URL', 'AMQP_URL', 'API_PORT', 'EDGE_HTTP_PORT', 'EDGE_HTTPS_PORT', 'METRICS_PORT', 'BIND_ADDRESS',
       'EDGE_TARGET', 'OPERATOR_TOKEN', 'OPERATOR_API_ENABLED', 'OPERATOR_ALLOWED_CIDRS',
@@ -23,7 +23,8 @@ describe('docs/configuration.md', () => {
       'DNS_SERVERS',
       'CHECK_SCHEDULE_PENDING', 'CHECK_INTERVAL_LIVE', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_TIMEOUT',
       'WEBHOOK_CA_BUNDLE', 'WEBHOOK_ALLOW_PRIVATE_CIDRS', 'ORIGIN_CA_BUNDLE', 'ORIGIN_TIMEOUT', 'SMTP_URL',
-      'SMTP_FROM', 'LOG_LEVEL', 'OPERATOR_PORT', 'HOUSEKEEPING_INTERVAL', 'OUTBOX_RETENTION', 'WEBHOOK_DELIVERY_RETENTION', 'DELETED_DOMAIN_RETENTION',
+      'SMTP_FROM', 'LOG_LEVEL', 'OPERATOR_PORT', 'EDGE_PROXY_PROTOCOL', 'EDGE_PROXY_PROTOCOL_CIDRS', 'EDGE_MAX_CONNECTIONS',
+      'HOUSEKEEPING_INTERVAL', 'OUTBOX_RETENTION', 'WEBHOOK_DELIVERY_RETENTION', 'DELETED_DOMAIN_RETENTION',
       'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION', 'WEBHOOK_PENDING_LIMIT',
     ]);
     for (const variable of variables) {

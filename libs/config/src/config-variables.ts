@@ -42,6 +42,9 @@ const positiveDuration = (text: string): number => {
   return ms;
 };
 
+/** Loopback and the private ranges: the default of the lists of trusted peers. */
+const LOOPBACK_AND_PRIVATE_RANGES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+
 /** Every environment variable the project reads, in documentation order. */
 export const VARIABLES: Variables = {
   databaseUrl: {
@@ -119,7 +122,7 @@ export const VARIABLES: Variables = {
     name: 'OPERATOR_ALLOWED_CIDRS',
     description: 'Comma list of CIDR ranges whose clients may use the operator API; others get 403.',
     parse: parseCidrList,
-    default: '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7',
+    default: LOOPBACK_AND_PRIVATE_RANGES,
   },
   operatorAuthFailuresPerMinute: {
     name: 'OPERATOR_AUTH_FAILURES_PER_MINUTE',
@@ -298,6 +301,25 @@ export const VARIABLES: Variables = {
       'Port of the operator API alone. Set, `/operator/v1` is served only there and every `/operator/v1` path on `API_PORT` answers 404: expose `API_PORT` to application teams and keep this port internal. Must differ from `API_PORT` and `METRICS_PORT`.',
     parse: parsePort,
     docDefault: 'unset (the operator API is served on `API_PORT`)',
+  },
+  edgeProxyProtocol: {
+    name: 'EDGE_PROXY_PROTOCOL',
+    description:
+      '`true`: every connection on both edge listeners starts with a PROXY protocol v1 or v2 header (from a load balancer), and the address it carries is the client address (limits, `X-Forwarded-For`, `X-Real-IP`, logs, traffic). A connection without a valid header within 5 seconds, or from a peer outside `EDGE_PROXY_PROTOCOL_CIDRS`, is closed.',
+    parse: parseBoolean,
+    default: 'false',
+  },
+  edgeProxyProtocolCidrs: {
+    name: 'EDGE_PROXY_PROTOCOL_CIDRS',
+    description: 'Comma list of CIDR ranges of the peers (load balancers) allowed to send PROXY protocol headers when `EDGE_PROXY_PROTOCOL` is `true`.',
+    parse: parseCidrList,
+    default: LOOPBACK_AND_PRIVATE_RANGES,
+  },
+  edgeMaxConnections: {
+    name: 'EDGE_MAX_CONNECTIONS',
+    description: 'Open client connections one edge process keeps at once, both listeners together; a connection past it is closed at once.',
+    parse: positiveInteger,
+    default: '20000',
   },
   housekeepingInterval: {
     name: 'HOUSEKEEPING_INTERVAL',

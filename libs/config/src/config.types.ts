@@ -22,6 +22,11 @@ export interface Config {
   readonly operatorPort: number | null;
   readonly edgeHttpPort: number;
   readonly edgeHttpsPort: number;
+  /** Every edge connection starts with a PROXY protocol header, from a peer in edgeProxyProtocolCidrs. */
+  readonly edgeProxyProtocol: boolean;
+  readonly edgeProxyProtocolCidrs: readonly string[];
+  /** Open client connections per edge process, both listeners together. */
+  readonly edgeMaxConnections: number;
   readonly metricsPort: number;
   readonly bindAddress: string;
   readonly edgeTarget: string;

@@ -2,7 +2,7 @@
 // application API through an optional Ingress that routes /v1, /v1/openapi.json
 // and /domains only (never /operator); the operator API on OPERATOR_PORT behind
 // its own ClusterIP Service; the edge on a LoadBalancer that keeps client
-// addresses (externalTrafficPolicy: Local).
+// addresses (externalTrafficPolicy: Local, or PROXY protocol when enabled).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -162,9 +162,40 @@ describe('chart: exposure', () => {
     expect({ type: edge?.type, externalTrafficPolicy: edge?.externalTrafficPolicy }).toEqual({ type: 'LoadBalancer', externalTrafficPolicy: 'Local' });
   });
 
-  it('refuses PROXY protocol, which the edge does not read yet, and keeps it off by default', () => {
-    expect((mergedValues([]).edgeProxy as { proxyProtocol: { enabled: boolean } }).proxyProtocol.enabled).toBe(false);
-    expect(renderFailure(['ci/minimal-values.yaml', writeValues('edgeProxy:\n  proxyProtocol: { enabled: true }\n')])).toContain('does not read PROXY protocol headers');
+  describe('PROXY protocol to the edge', () => {
+    const EDGE = 'release-custom-domain-service-edge-proxy';
+    const edgeEnv = (objects: readonly K8sObject[]) => containerEnv(objects, named(objects, 'Deployment', EDGE) as K8sObject);
+
+    it('is off by default: no EDGE_PROXY_PROTOCOL, no balancer annotation', () => {
+      expect((mergedValues([]).edgeProxy as { proxyProtocol: { enabled: boolean } }).proxyProtocol.enabled).toBe(false);
+      const objects = chart(['ci/minimal-values.yaml', writeValues('edgeProxy:\n  proxyProtocol: { serviceAnnotations: { a.example/proxy: "on" } }\n')]);
+      expect(edgeEnv(objects).EDGE_PROXY_PROTOCOL).toBeUndefined();
+      expect(named(objects, 'Service', EDGE)?.metadata.annotations).toBeUndefined();
+    });
+
+    it('enabled: the edge pods get EDGE_PROXY_PROTOCOL=true and the trusted ranges, the Service the balancer annotations', () => {
+      const values = writeValues([
+        'config:\n  EDGE_PROXY_PROTOCOL_CIDRS: "10.0.0.0/8"',
+        'edgeProxy:',
+        '  service: { annotations: { team.example/owner: edge } }',
+        '  proxyProtocol: { enabled: true, serviceAnnotations: { service.beta.kubernetes.io/aws-load-balancer-proxy-protocol: "*" } }',
+        '',
+      ].join('\n'));
+      expect(validateValues(mergedValues(['ci/minimal-values.yaml', values])) ? [] : validateValues.errors).toEqual([]);
+      const objects = chart(['ci/minimal-values.yaml', values]);
+      expect(validateObjects(objects)).toEqual([]);
+      expect(edgeEnv(objects)).toMatchObject({ EDGE_PROXY_PROTOCOL: 'true', EDGE_PROXY_PROTOCOL_CIDRS: '10.0.0.0/8' });
+      expect(named(objects, 'Service', EDGE)?.metadata.annotations).toEqual({ 'team.example/owner': 'edge', 'service.beta.kubernetes.io/aws-load-balancer-proxy-protocol': '*' });
+      // Only the edge reads it.
+      const others = ofKind(objects, 'Deployment').filter((d) => d.metadata.name !== EDGE);
+      expect(others.map((d) => containerEnv(objects, d).EDGE_PROXY_PROTOCOL)).toEqual([undefined, undefined, undefined]);
+    });
+
+    it('refuses config.EDGE_PROXY_PROTOCOL when it disagrees with edgeProxy.proxyProtocol.enabled', () => {
+      expect(renderFailure(['ci/minimal-values.yaml', writeValues('config:\n  EDGE_PROXY_PROTOCOL: "true"\n')])).toContain('config.EDGE_PROXY_PROTOCOL disagrees with edgeProxy.proxyProtocol.enabled');
+      const agreeing = writeValues('config:\n  EDGE_PROXY_PROTOCOL: "true"\nedgeProxy:\n  proxyProtocol: { enabled: true }\n');
+      expect(edgeEnv(chart(['ci/minimal-values.yaml', agreeing])).EDGE_PROXY_PROTOCOL).toBe('true');
+    });
   });
 
   it('NetworkPolicy: the operator port from operatorFrom (by default the namespace), the API port from apiFrom', () => {

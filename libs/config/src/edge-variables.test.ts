@@ -1,0 +1,55 @@
+// The edge's connection settings (DECISIONS §5): PROXY protocol on both
+// listeners from trusted peers, and the cap on open client connections.
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from './config-error';
+import { loadConfig } from './load-config';
+
+const splitEnv = {
+  OPERATOR_TOKEN: 'x'.repeat(32),
+  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
+};
+
+function messageOf(env: Record<string, string>): string {
+  try {
+    loadConfig({ mode: 'split', env: { ...splitEnv, ...env } });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('edge connection variables', () => {
+  it.each(['split', 'all-in-one'] as const)('%s: PROXY protocol off, loopback and private peers trusted, 20000 connections', (mode) => {
+    expect(loadConfig({ mode, env: splitEnv })).toMatchObject({
+      edgeProxyProtocol: false,
+      edgeProxyProtocolCidrs: ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+      edgeMaxConnections: 20_000,
+    });
+  });
+
+  it('reads them', () => {
+    const config = loadConfig({
+      mode: 'split',
+      env: { ...splitEnv, EDGE_PROXY_PROTOCOL: 'TRUE', EDGE_PROXY_PROTOCOL_CIDRS: ' 10.2.0.0/16 , 192.0.2.7,2001:DB8::/32', EDGE_MAX_CONNECTIONS: '3' },
+    });
+    expect(config).toMatchObject({ edgeProxyProtocol: true, edgeProxyProtocolCidrs: ['10.2.0.0/16', '192.0.2.7/32', '2001:db8::/32'], edgeMaxConnections: 3 });
+  });
+
+  it('keeps the default ranges when the list is empty', () => {
+    expect(loadConfig({ mode: 'split', env: { ...splitEnv, EDGE_PROXY_PROTOCOL_CIDRS: ' ' } }).edgeProxyProtocolCidrs).toHaveLength(6);
+  });
+
+  it.each([
+    [{ EDGE_PROXY_PROTOCOL: 'yes' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL must be true or false (got "yes")'],
+    [{ EDGE_PROXY_PROTOCOL_CIDRS: '10.0.0.0/33' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL_CIDRS must be a comma list of CIDR ranges such as 10.0.0.0/8,fc00::/7 (got "10.0.0.0/33")'],
+    [{ EDGE_PROXY_PROTOCOL_CIDRS: 'loopback' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL_CIDRS must be a comma list of CIDR ranges such as 10.0.0.0/8,fc00::/7 (got "loopback")'],
+    [{ EDGE_MAX_CONNECTIONS: '0' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS must be a whole number of at least 1 (got "0")'],
+    [{ EDGE_MAX_CONNECTIONS: '1e4' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS must be a whole number of at least 1 (got "1e4")'],
+  ])('refuses %j', (env, message) => {
+    expect(messageOf(env)).toBe(message);
+  });
+});
