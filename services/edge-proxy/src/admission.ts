@@ -2,10 +2,10 @@
 // origin, the application's limits, then the assertion the origin gets. Each
 // step answers without a promise when its cache has what it needs (the common
 // case) and waits only when it has not.
-import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AssertionSigner } from './assertion-signer';
 import { sniName } from './certificate-store';
+import { isHttp2, requestAuthority, type EdgeRequest } from './client-messages';
 import type { EdgeObserver } from './edge-observer';
 import { hostName, PAGES, type Page } from './edge-pages';
 import type { ProxyLimiter, LimitVerdict } from './proxy-limiter';
@@ -18,6 +18,7 @@ export type Admission = { route: DomainRoute; assertion: string } | { page: Page
 /** The page a route gets instead of being forwarded; null when it can be forwarded. */
 export function pageOf(route: Route): Page | null {
   if (route.kind === 'unknown') return PAGES.unknownHostname;
+  if (route.application.status === 'suspended') return PAGES.suspended;
   if (route.status === 'pending_dns') return PAGES.pendingDns;
   if (route.status !== 'ready') return PAGES.attentionRequired;
   if (route.originUrl === null) return PAGES.noOrigin;
@@ -42,12 +43,14 @@ export class AdmissionChain {
   }
 
   /** The checks shared by requests and upgrades; a page when refused. */
-  admit(req: IncomingMessage): Admission | Promise<Admission> {
+  admit(req: EdgeRequest): Admission | Promise<Admission> {
     const servername = (req.socket as TLSSocket).servername;
     const sni = typeof servername === 'string' ? sniName(servername) : null;
-    const host = hostName(req.headers.host);
+    const host = hostName(requestAuthority(req));
     if (host === null) return { page: PAGES.badRequest, slug: null };
     if (host !== sni) return { page: PAGES.misdirected, slug: null };
+    // An HTTP/2 request may carry a Host beside its :authority: it must name the same site.
+    if (isHttp2(req) && req.headers.host !== undefined && hostName(req.headers.host) !== sni) return { page: PAGES.misdirected, slug: null };
     const route = this.route(sni);
     return route instanceof Promise ? route.then((r) => this.admitRoute(r)) : this.admitRoute(route);
   }

@@ -1,8 +1,9 @@
 // The X-Custom-Domain-Assertion the edge adds to every forwarded request
 // (DECISIONS §4). Tokens are cached per domain for under a minute; the
-// application's signing key is re-read every second or so, and a cached token
-// is only used while its key is still the one that signs, so a revoked key
-// stops being used on every edge within 2 s.
+// application's signing key is read again when the change feed sees one of its
+// keys issued or revoked (or, while the feed has stalled, after 1.5 to 2 s),
+// and a cached token is only used while its key is still the one that signs,
+// so a revoked key stops being used on every edge within 2 s.
 import { LRUCache } from 'lru-cache';
 import { decryptSecret, selectSigningKey, signAssertion } from '@cds/core';
 import type { DataStore } from '@cds/data';
@@ -29,7 +30,11 @@ export interface AssertionSignerOptions {
   dataEncryptionKey: Buffer;
   deploymentKey: SigningKey;
   now?: () => number;
+  /** The change feed's last read (see RefreshingCache). */
+  freshSince?: () => number;
   onLoad?: (ok: boolean, error?: unknown) => void;
+  /** Each database read. */
+  onRead?: () => void;
 }
 
 export class AssertionSigner {
@@ -41,15 +46,18 @@ export class AssertionSigner {
     this.now = opts.now ?? Date.now;
     this.keys = new RefreshingCache<SigningKey>({
       load: async (applicationId) => {
+        opts.onRead?.();
         const rows = await opts.store.run((r) => r.assertionKeys.list(applicationId));
         const key = selectSigningKey(rows, opts.deploymentKey);
         return 'secretSealed' in key ? { kid: key.kid, secret: decryptSecret(key.secretSealed, opts.dataEncryptionKey) } : key;
       },
-      // Revocation must reach every edge within 2 s: reload after 0.5 s in the background, wait for it after 1.5 s.
-      softTtlMs: 500,
-      hardTtlMs: 1_500,
+      // Revocation must reach every edge within 2 s: the feed's period (1 s) leaves entries younger than 1.5 s;
+      // when it stalls, reload in the background after 1.5 s and wait for it after 2 s.
+      softTtlMs: 1_500,
+      hardTtlMs: 2_000,
       max: 50_000,
       now: this.now,
+      freshSince: opts.freshSince,
       onLoad: opts.onLoad,
     });
   }
@@ -79,6 +87,11 @@ export class AssertionSigner {
     });
     this.tokens.set(route.domainId, { token, kid: key.kid, reference: route.reference, signedAt });
     return token;
+  }
+
+  /** One of the application's keys was issued or revoked: its signing key is read again. */
+  keysChanged(applicationId: string): void {
+    this.keys.invalidate(applicationId);
   }
 
   /** A domain left: its token goes too. */

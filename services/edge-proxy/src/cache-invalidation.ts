@@ -1,12 +1,13 @@
 // The `domain.changed` fan-out: every edge drops what it cached of a changed
 // domain (route, certificate, assertion), so the change is served at once
-// instead of after the caches' TTLs.
+// instead of at the change feed's next read (about a second later).
 import { randomBytes } from 'node:crypto';
-import { QUEUES, ROUTING_KEYS } from '@cds/core';
+import { DOMAIN_CHANGES, QUEUES, ROUTING_KEYS } from '@cds/core';
 import type { Bus, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { AssertionSigner } from './assertion-signer';
 import type { CertificateEntry } from './certificate-store';
+import type { LiveNames } from './live-names';
 import type { RefreshingCache } from './refreshing-cache';
 import type { Route } from './route-table';
 
@@ -17,6 +18,7 @@ export interface CachedDomains {
   routes: RefreshingCache<Route>;
   certificates: RefreshingCache<CertificateEntry>;
   signer: AssertionSigner;
+  names?: LiveNames;
 }
 
 export function subscribeCacheInvalidation(bus: Bus, cached: CachedDomains): Promise<Subscription> {
@@ -30,6 +32,8 @@ export function subscribeCacheInvalidation(bus: Bus, cached: CachedDomains): Pro
       CONSUMER,
       async (message) => {
         if (message.routingKey !== ROUTING_KEYS.domainChanged) return;
+        // A name created before the feed has read it must not be answered unknown from LiveNames.
+        cached.names?.set(message.payload.hostname, message.payload.change !== DOMAIN_CHANGES.deleted);
         cached.routes.invalidate(message.payload.hostname);
         cached.certificates.invalidate(message.payload.hostname);
         cached.signer.forget(message.payload.domain_id);

@@ -1,13 +1,14 @@
 // TLS by SNI: one secure context per hostname, built from the certificate the
-// checker stored, cached and refreshed like routes. A name without a usable
-// certificate gets no context: the handshake is refused, and no default
+// checker stored, cached like routes (dropped by the change feed and the
+// fan-out, not reloaded on a timer while the feed runs). A name without a
+// usable certificate gets no context: the handshake is refused, and no default
 // certificate is ever shown.
 import tls from 'node:tls';
 import { decryptSecret } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
 
-/** A certificate, or none for the name (cached too, so unknown names do not reach the database each time). */
+/** A certificate, or none for the name (remembered apart for at most 2 s, or known at once for a name no live domain has). */
 export type CertificateEntry = { context: tls.SecureContext; domainId: string; notAfter: number } | { context: null };
 
 const NONE: CertificateEntry = Object.freeze({ context: null });
@@ -18,26 +19,36 @@ export interface CertificateStoreOptions {
   softTtlMs?: number;
   hardTtlMs?: number;
   max?: number;
+  maxUnknown?: number;
   now?: () => number;
+  /** The change feed's last read (see RefreshingCache). */
+  freshSince?: () => number;
+  /** True when the name certainly has no live domain, hence no certificate shown. */
+  certainlyUnknown?: (hostname: string) => boolean;
   onLoad?: (ok: boolean, error?: unknown) => void;
+  /** Each database read. */
+  onRead?: () => void;
 }
 
 export function createCertificateStore(opts: CertificateStoreOptions): RefreshingCache<CertificateEntry> {
   const now = opts.now ?? Date.now;
   return new RefreshingCache<CertificateEntry>({
     load: async (hostname) => {
+      opts.onRead?.();
       const row = await opts.store.run((r) => r.certificates.find(hostname));
       if (!row || row.notAfter.getTime() <= now()) return NONE;
       const key = decryptSecret(row.keySealed, opts.dataEncryptionKey);
       return { context: tls.createSecureContext({ cert: row.pemChain, key }), domainId: row.domainId, notAfter: row.notAfter.getTime() };
     },
-    // A renewal or removal arrives by the fan-out; the TTLs bound what a lost message costs.
+    // Without the feed: a renewal or removal still arrives by the fan-out; the TTLs bound what a lost message costs.
     softTtlMs: opts.softTtlMs ?? 30_000,
     hardTtlMs: opts.hardTtlMs ?? 60_000,
-    // A certificate issued while "none" was cached is found within 4 s without the fan-out.
-    ttlFor: (entry) => (entry.context === null ? { softTtlMs: 1_000, hardTtlMs: 4_000 } : undefined),
+    // An expired certificate is read again (the renewal, or none) even while the feed says nothing changed.
+    expiresAt: (entry) => (entry.context === null ? Infinity : entry.notAfter),
     max: opts.max ?? 20_000,
     now,
+    freshSince: opts.freshSince,
+    absent: { value: NONE, max: opts.maxUnknown ?? 100_000, certain: opts.certainlyUnknown },
     onLoad: opts.onLoad,
   });
 }

@@ -1,9 +1,9 @@
 // The answers both listeners give themselves on a response: a page (reported
 // to the observer), a request that failed, and a body framing the edge does
 // not forward.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '@cds/core';
 import type { Logger } from '@cds/logging';
+import type { EdgeRequest, EdgeResponse } from './client-messages';
 import type { EdgeObserver } from './edge-observer';
 import { NOT_READY_RETRY_AFTER_SECONDS, PAGES, sendPage, type Page } from './edge-pages';
 
@@ -13,7 +13,7 @@ import { NOT_READY_RETRY_AFTER_SECONDS, PAGES, sendPage, type Page } from './edg
  * or not last). Another coding before it (`gzip, chunked`) would reach the
  * origin without its coding, since the forwarder frames the body anew.
  */
-function unsupportedTransferEncoding(req: IncomingMessage): boolean {
+function unsupportedTransferEncoding(req: EdgeRequest): boolean {
   const codings = req.headers['transfer-encoding'];
   return codings !== undefined && codings.toLowerCase() !== 'chunked';
 }
@@ -32,20 +32,20 @@ export class EdgeAnswers {
   ) {}
 
   /** Sends `page` (503s with a Retry-After unless `headers` say otherwise) and reports the answer. */
-  page(res: ServerResponse, page: Page, slug: string | null, started: number, headers?: Record<string, string | number>): void {
+  page(res: EdgeResponse, page: Page, slug: string | null, started: number, headers?: Record<string, string | number>): void {
     sendPage(res, page, headers ?? (page.status === 503 ? { 'retry-after': NOT_READY_RETRY_AFTER_SECONDS } : {}));
     this.observer.answered(slug, page.status, 0, (performance.now() - started) / 1000);
   }
 
   /** A request that could not be served: 503 when nothing was sent yet, else the connection is cut. */
-  failed(res: ServerResponse, err: unknown): void {
+  failed(res: EdgeResponse, err: unknown): void {
     this.logger.warn('edge request failed', { error: errorMessage(err) });
     if (!res.headersSent) sendPage(res, PAGES.unavailable, { 'retry-after': 5 });
     else res.destroy();
   }
 
   /** Answers 501 and closes when the request's framing is refused; true then, and for any request after it on that connection. */
-  refusedFraming(req: IncomingMessage, res: ServerResponse, started: number): boolean {
+  refusedFraming(req: EdgeRequest, res: EdgeResponse, started: number): boolean {
     if (this.refusedConnections.has(req.socket)) return true;
     if (!unsupportedTransferEncoding(req)) return false;
     this.refusedConnections.add(req.socket);

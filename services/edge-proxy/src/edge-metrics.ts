@@ -1,14 +1,20 @@
 // The edge's metrics: requests and bytes by application, latency, cache hit
-// rate, limiter rejections and whether the control plane is reachable.
+// rate, limiter rejections, refused connections and whether the control plane
+// is reachable.
 // Counters are summed in plain maps per request and handed to prom-client when
 // scraped (setEdgeCollect): labelled prom-client updates are a visible share
 // of a proxied request's CPU time.
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { edgeMetrics, limiterMetrics, registry, setEdgeCollect } from '@cds/metrics';
-import type { EdgeObserver } from './edge-observer';
+import { CONNECTION_REFUSALS } from './connection-gate';
+import type { DatabaseReadPurpose, EdgeObserver } from './edge-observer';
 import { PROXY_LIMITS } from './proxy-limiter';
 
 export const CONTROL_PLANE_METRIC = 'cds_edge_control_plane_reachable';
+export const CONNECTIONS_REFUSED_METRIC = 'cds_edge_connections_refused_total';
+export const DATABASE_QUERIES_METRIC = 'cds_edge_database_queries_total';
+
+const DATABASE_READ_PURPOSES: DatabaseReadPurpose[] = ['route', 'certificate', 'key', 'challenge', 'feed', 'names'];
 
 /** Index 0: a cut connection (no status), then 1xx..5xx. */
 const STATUS_CLASSES = ['cut', '1xx', '2xx', '3xx', '4xx', '5xx'] as const;
@@ -28,6 +34,8 @@ const LOOKUP_KEYS = {
 } as const;
 
 let reachableGauge: Gauge | undefined;
+let refusedCounter: Counter<'reason'> | undefined;
+let queriesCounter: Counter<'purpose'> | undefined;
 
 export function edgeMetricsObserver(): EdgeObserver {
   const m = edgeMetrics();
@@ -35,6 +43,21 @@ export function edgeMetricsObserver(): EdgeObserver {
   // One registration per process, however many edges a test starts.
   const reachable = (reachableGauge ??= new Gauge({ name: CONTROL_PLANE_METRIC, help: '1 while the edge reaches its database, 0 while it serves from cache alone.', registers: [registry] }));
   reachable.set(1);
+  const refused = (refusedCounter ??= new Counter({
+    name: CONNECTIONS_REFUSED_METRIC,
+    help: 'Client connections closed before being served: EDGE_MAX_CONNECTIONS reached, or (PROXY protocol) an untrusted peer or no valid header.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }));
+  for (const reason of Object.values(CONNECTION_REFUSALS)) refused.inc({ reason }, 0);
+  // Reads are few (they follow changes and new names, not traffic): counted directly.
+  const queries = (queriesCounter ??= new Counter({
+    name: DATABASE_QUERIES_METRIC,
+    help: 'Database reads by the edge, by purpose (route, certificate, key, challenge, feed, names).',
+    labelNames: ['purpose'] as const,
+    registers: [registry],
+  }));
+  for (const purpose of DATABASE_READ_PURPOSES) queries.inc({ purpose }, 0);
   for (const cache of ['route', 'certificate', 'assertion']) for (const result of ['hit', 'miss']) m.cacheLookups.inc({ cache, result }, 0);
   // Rejections by each proxied-request limit show at zero before the first one.
   for (const { name } of Object.values(PROXY_LIMITS)) limiter.rejections.inc({ server: 'edge', limiter: name }, 0);
@@ -77,6 +100,12 @@ export function edgeMetricsObserver(): EdgeObserver {
     },
     controlPlane(state) {
       reachable.set(state.reachable ? 1 : 0);
+    },
+    connectionRefused(reason) {
+      refused.inc({ reason });
+    },
+    databaseRead(purpose) {
+      queries.inc({ purpose });
     },
   };
 }

@@ -1,15 +1,17 @@
 // The answers the edge gives itself (DECISIONS §5): plain text that says which.
-import type { ServerResponse } from 'node:http';
+import type { EdgeResponse } from './client-messages';
 
 /** Seconds a client should wait before asking again for a domain that is not ready. */
 export const NOT_READY_RETRY_AFTER_SECONDS = 60;
 
 export const PAGES = {
   badRequest: { status: 400, text: 'Bad request: a Host header naming the site is required.\n' },
+  badTarget: { status: 400, text: 'Bad request: the request target names another host than Host, or climbs above the site\'s root.\n' },
   unknownHostname: { status: 404, text: 'Unknown hostname: no site is configured for this name.\n' },
   misdirected: { status: 421, text: 'Misdirected request: the Host header does not match the TLS server name.\n' },
   pendingDns: { status: 503, text: 'This domain is not ready yet: its DNS records, certificate or origin are still being checked.\n' },
   attentionRequired: { status: 503, text: 'This domain is temporarily unavailable: a check is failing and its owner has been told.\n' },
+  suspended: { status: 503, text: 'Service suspended: the application behind this domain is suspended by its operator.\n' },
   noOrigin: { status: 502, text: 'The application has no active origin.\n' },
   unavailable: { status: 503, text: 'Temporarily unavailable: the edge cannot look this name up right now.\n' },
   rateLimited: { status: 429, text: 'Too many requests for this application; retry later.\n' },
@@ -18,7 +20,7 @@ export const PAGES = {
 
 export type Page = (typeof PAGES)[keyof typeof PAGES];
 
-export function sendPage(res: ServerResponse, page: Page, headers: Record<string, string | number> = {}): void {
+export function sendPage(res: EdgeResponse, page: Page, headers: Record<string, string | number> = {}): void {
   res.writeHead(page.status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(page.text), ...headers });
   res.end(page.text);
 }

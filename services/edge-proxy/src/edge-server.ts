@@ -2,7 +2,8 @@
 // ready domains to their application's origin, and a plain-HTTP listener for
 // ACME HTTP-01 answers and redirects. Serving path: SNI -> certificate cache ->
 // Host check -> route cache -> limits -> assertion -> forwarder -> counters.
-// This file builds the caches and both listeners, and closes them.
+// This file builds the caches, the change feed that keeps them current, and
+// both listeners, and closes them.
 import type { DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { Bus, Subscription } from '@cds/messaging';
@@ -10,20 +11,28 @@ import { AdmissionChain } from './admission';
 import { AssertionSigner } from './assertion-signer';
 import { subscribeCacheInvalidation } from './cache-invalidation';
 import { createCertificateStore } from './certificate-store';
+import { ChangeFeed } from './change-feed';
+import { challengeLookup } from './challenge-responder';
+import { ConnectionGate, DEFAULT_MAX_CONNECTIONS, type ProxyProtocolOptions } from './connection-gate';
 import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
 import { EdgeAnswers } from './edge-answers';
-import { silentObserver, type EdgeObserver, type TrafficSink } from './edge-observer';
+import { silentObserver, type DatabaseReadPurpose, type EdgeObserver, type TrafficSink } from './edge-observer';
 import { Forwarder } from './forwarder';
 import { listenerOptions, listenOn } from './listening';
+import { LiveNames } from './live-names';
 import { createPlainListener } from './plain-listener';
 import { ProxyLimiter } from './proxy-limiter';
+import { ReadBudget } from './read-budget';
 import { createRouteTable } from './route-table';
 import { createTlsListener } from './tls-listener';
+
+/** Reads per second (and burst) of names LiveNames says are unknown, per cache: a flood of random names costs at most this. */
+const UNKNOWN_NAME_READS = { perSecond: 5, burst: 20 };
 
 export interface EdgeOptions {
   store: DataStore;
   logger: Logger;
-  /** Fan-out of domain changes; without it the caches' TTLs alone bound staleness. */
+  /** Fan-out of domain changes (at once); without it the change feed alone brings them, within about a second. */
   bus?: Bus;
   traffic: TrafficSink;
   observer?: EdgeObserver;
@@ -38,6 +47,10 @@ export interface EdgeOptions {
   headersTimeoutMs?: number;
   /** Clock of the proxied-request limits' windows, epoch ms (default Date.now; tests start a window at will). */
   limiterNow?: () => number;
+  /** Open client connections of both listeners together (EDGE_MAX_CONNECTIONS; default 20000). */
+  maxConnections?: number;
+  /** Set: every connection on both listeners starts with a PROXY protocol header from a trusted peer (EDGE_PROXY_PROTOCOL). */
+  proxyProtocol?: ProxyProtocolOptions | null;
 }
 
 export interface Edge {
@@ -57,14 +70,32 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     else logger.warn('control plane unreachable: serving from cache', { ...state });
   });
   const onLoad = (ok: boolean, error?: unknown) => health.record(ok, error);
-  const routes = createRouteTable({ store, onLoad });
-  const certificates = createCertificateStore({ store, dataEncryptionKey: opts.dataEncryptionKey, onLoad });
-  const signer = new AssertionSigner({ store, dataEncryptionKey: opts.dataEncryptionKey, deploymentKey: opts.deploymentKey, onLoad });
+  const read = (purpose: DatabaseReadPurpose) => () => observer.databaseRead?.(purpose);
+  const names = new LiveNames();
+  // The caches ask the change feed (built next, from them) since when they are current and which names are certainly
+  // unknown; a few of those a second are read all the same (a domain created a moment ago), the rest cost nothing.
+  const freshSince = () => feed.freshSince();
+  const unknownBeyond = (budget: ReadBudget) => (hostname: string) => feed.certainlyUnknown(hostname) && !budget.take();
+  const routes = createRouteTable({
+    store, onLoad, freshSince, certainlyUnknown: unknownBeyond(new ReadBudget(UNKNOWN_NAME_READS)), onRead: read('route'),
+  });
+  const certificates = createCertificateStore({
+    store, dataEncryptionKey: opts.dataEncryptionKey, onLoad, freshSince, certainlyUnknown: unknownBeyond(new ReadBudget(UNKNOWN_NAME_READS)), onRead: read('certificate'),
+  });
+  const signer = new AssertionSigner({ store, dataEncryptionKey: opts.dataEncryptionKey, deploymentKey: opts.deploymentKey, onLoad, freshSince, onRead: read('key') });
+  const feed = new ChangeFeed({
+    store, routes, certificates, signer, names, onLoad,
+    onRead: (purpose) => observer.databaseRead?.(purpose),
+    onNamesLoaded: (count, ms) => logger.info('edge live hostnames loaded', { count, ms }),
+  });
+  challengeLookup(store, { onRead: read('challenge') });
+  // Not awaited: a database that does not answer must not hold the listeners back.
+  void feed.start();
   const limiter = new ProxyLimiter({ store, onError: (err) => health.record(false, err), ...(opts.limiterNow ? { now: opts.limiterNow } : {}) });
   const forwarder = new Forwarder({ originTimeoutMs: opts.originTimeoutMs, originCa: opts.originCa });
   const sweeper = setInterval(() => limiter.sweep(), 10_000).unref();
 
-  const subscription: Subscription | null = opts.bus ? await subscribeCacheInvalidation(opts.bus, { routes, certificates, signer }) : null;
+  const subscription: Subscription | null = opts.bus ? await subscribeCacheInvalidation(opts.bus, { routes, certificates, signer, names }) : null;
 
   const admission = new AdmissionChain({ routes, limiter, signer, observer });
   const answers = new EdgeAnswers(observer, logger);
@@ -73,6 +104,14 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   /** The bound HTTPS port (known after listen), for redirects. */
   let httpsPort = opts.httpsPort;
   const plain = createPlainListener({ store, admission, answers, serverOptions, httpsPort: () => httpsPort });
+  // One cap for both listeners; behind a load balancer each connection first says who its client is.
+  const gate = new ConnectionGate({
+    maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    proxyProtocol: opts.proxyProtocol ?? null,
+    onRefused: (reason) => observer.connectionRefused(reason),
+  });
+  gate.guard(tls.server);
+  gate.guard(plain);
 
   httpsPort = await listenOn(tls.server, opts.httpsPort, opts.bindAddress);
   const httpPort = await listenOn(plain, opts.httpPort, opts.bindAddress);
@@ -84,11 +123,14 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     controlPlane: () => health.state(),
     async close(graceMs = 20_000) {
       clearInterval(sweeper);
+      await feed.stop();
       const servers = [tls.server, plain];
       const closing = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-      for (const server of servers) server.closeIdleConnections();
+      tls.closeIdleConnections();
+      plain.closeIdleConnections();
       const deadline = setTimeout(() => {
-        for (const server of servers) server.closeAllConnections();
+        tls.closeAllConnections();
+        plain.closeAllConnections();
         for (const socket of tls.upgraded) socket.destroy();
       }, graceMs);
       await closing;

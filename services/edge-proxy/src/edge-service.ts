@@ -43,6 +43,8 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
     deploymentKey: { kid: config.assertionDeploymentKid, secret: config.assertionDeploymentKey },
     originTimeoutMs: config.originTimeout,
     originCa: config.originCaBundle ? readFileSync(config.originCaBundle, 'utf8') : null,
+    maxConnections: config.edgeMaxConnections,
+    proxyProtocol: config.edgeProxyProtocol ? { trustedCidrs: config.edgeProxyProtocolCidrs } : null,
   });
   return {
     edge,

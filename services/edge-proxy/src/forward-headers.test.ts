@@ -14,8 +14,28 @@ describe('originRequestHeaders', () => {
     expect(headers).toEqual({
       host: 'shop.example.com', accept: 'text/html', cookie: ['a=1', 'b=2'],
       'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example.com',
-      forwarded: 'for=203.0.113.9;host="shop.example.com";proto=https', 'x-custom-domain-assertion': 'signed',
+      forwarded: 'for=203.0.113.9;host="shop.example.com";proto=https', 'x-real-ip': '203.0.113.9', 'x-custom-domain-assertion': 'signed',
     });
+  });
+
+  it('drops what clients say about their address or the URL asked for, and sets X-Real-IP', () => {
+    const headers = originRequestHeaders(
+      ['Host', 'shop.example.com', 'X-Real-IP', '6.6.6.6', 'True-Client-IP', '6.6.6.6', 'CF-Connecting-IP', '6.6.6.6', 'X-Original-URL', '/admin',
+        'X-Rewrite-URL', '/admin', 'x-real-ip', '7.7.7.7', 'Accept', '*/*'],
+      ctx,
+    );
+    expect(headers).toEqual(expect.objectContaining({ host: 'shop.example.com', accept: '*/*', 'x-real-ip': '203.0.113.9' }));
+    for (const name of ['true-client-ip', 'cf-connecting-ip', 'x-original-url', 'x-rewrite-url']) expect(headers[name]).toBeUndefined();
+  });
+
+  it('drops HTTP/2 pseudo-headers, takes Host from :authority and joins its cookie fields', () => {
+    const headers = originRequestHeaders(
+      [':method', 'GET', ':authority', 'shop.example.com', ':scheme', 'https', ':path', '/x', 'cookie', 'a=1', 'accept', '*/*', 'cookie', 'b=2'],
+      ctx,
+    );
+    expect(Object.keys(headers).filter((name) => name.startsWith(':'))).toEqual([]);
+    expect(headers.host).toBe('shop.example.com');
+    expect(headers.cookie).toBe('a=1; b=2');
   });
 
   it('replaces whatever the client said about forwarding and the assertion', () => {
@@ -61,5 +81,6 @@ describe('names', () => {
   it('writes IPv4-mapped addresses as IPv4', () => {
     expect(clientAddress('::ffff:192.0.2.1')).toBe('192.0.2.1');
     expect(clientAddress('::1')).toBe('::1');
+    expect(clientAddress('')).toBe('unknown');
   });
 });

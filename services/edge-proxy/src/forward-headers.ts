@@ -3,14 +3,28 @@ import { ASSERTION_HEADER } from '@cds/core';
 
 export type HeaderMap = Record<string, string | string[]>;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the proxy speaks itself; never forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1, and HTTP/2's connection-specific ones,
+ * which Node refuses on an HTTP/2 response) and the ones the proxy speaks
+ * itself; never forwarded.
+ */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+  'http2-settings',
+]);
 
 /** A Connection header that only says keep-alive or close. */
 const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
 
-/** What the edge states itself: any value a client sent is dropped, never appended to. */
-const EDGE_STATED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'forwarded', ASSERTION_HEADER]);
+/**
+ * What the edge states itself, and what origins or their frameworks may take
+ * for a client address or the URL asked for: any value a client sent is
+ * dropped, never appended to.
+ */
+const EDGE_STATED = new Set([
+  'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'forwarded', 'x-real-ip', ASSERTION_HEADER,
+  'true-client-ip', 'cf-connecting-ip', 'x-original-url', 'x-rewrite-url',
+]);
 
 /** Names listed in the Connection header(s), which are hop-by-hop for this message too. */
 function connectionListed(connection: string | string[] | undefined): Set<string> | null {
@@ -32,12 +46,13 @@ function append(headers: HeaderMap, name: string, value: string): void {
   else headers[name] = [existing, value];
 }
 
-/** `for=` of RFC 7239: IPv6 quoted in brackets; an IPv4-mapped IPv6 address as plain IPv4. */
+/** The client address as the origin gets it: an IPv4-mapped IPv6 address as plain IPv4; `unknown` when there is none. */
 export function clientAddress(remoteAddress: string | undefined): string {
-  const address = remoteAddress ?? 'unknown';
+  const address = remoteAddress || 'unknown';
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/** `for=` of RFC 7239: IPv6 quoted in brackets. */
 function forwardedFor(address: string): string {
   return address.includes(':') ? `"[${address}]"` : address;
 }
@@ -54,7 +69,10 @@ export interface ForwardContext {
 /**
  * The request headers for the origin, from Node's `rawHeaders` (names as sent,
  * repeated headers kept): Host kept, hop-by-hop and edge-stated ones dropped,
- * X-Forwarded-For/-Proto/-Host, Forwarded and the assertion set from what the edge saw.
+ * X-Forwarded-For/-Proto/-Host, Forwarded, X-Real-IP and the assertion set from
+ * what the edge saw. An HTTP/2 request's pseudo-headers are dropped (its
+ * `:authority` is `ctx.host`) and its cookie fields joined into one header,
+ * as RFC 9113 §8.2.3 asks when it goes on over HTTP/1.1.
  */
 export function originRequestHeaders(rawHeaders: readonly string[], ctx: ForwardContext): HeaderMap {
   const headers: HeaderMap = {};
@@ -63,11 +81,20 @@ export function originRequestHeaders(rawHeaders: readonly string[], ctx: Forward
     if ((rawHeaders[i] as string).length === 10 && (rawHeaders[i] as string).toLowerCase() === 'connection') (connection ??= []).push(rawHeaders[i + 1] as string);
   }
   const listed = connectionListed(connection);
+  let http2 = false;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
+    if (name.charCodeAt(0) === 58 /* ':' */) {
+      http2 = true;
+      continue;
+    }
     if (HOP_BY_HOP.has(name) || EDGE_STATED.has(name) || listed?.has(name)) continue;
     if (name === 'host') {
       if (headers.host === undefined) headers.host = rawHeaders[i + 1] as string;
+      continue;
+    }
+    if (http2 && name === 'cookie' && headers.cookie !== undefined) {
+      headers.cookie = `${headers.cookie as string}; ${rawHeaders[i + 1] as string}`;
       continue;
     }
     append(headers, name, rawHeaders[i + 1] as string);
@@ -76,6 +103,7 @@ export function originRequestHeaders(rawHeaders: readonly string[], ctx: Forward
   headers['x-forwarded-for'] = ctx.clientAddress;
   headers['x-forwarded-proto'] = ctx.proto;
   headers['x-forwarded-host'] = ctx.host;
+  headers['x-real-ip'] = ctx.clientAddress;
   headers.forwarded = `for=${forwardedFor(ctx.clientAddress)};host="${ctx.host.replace(/["\\]/g, '')}";proto=${ctx.proto}`;
   if (ctx.assertion !== undefined) headers[ASSERTION_HEADER] = ctx.assertion;
   return headers;

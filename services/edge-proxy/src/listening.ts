@@ -1,5 +1,6 @@
 // What both listeners of the edge share: their timeouts, and listening on a port.
 import type http from 'node:http';
+import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 /** Node's server options for a listener whose clients have `headersTimeoutMs` to send their request headers. */
@@ -15,7 +16,7 @@ export function listenerOptions(headersTimeoutMs: number): http.ServerOptions {
 }
 
 /** Listens and resolves with the bound port (the one chosen when `port` is 0). */
-export function listenOn(server: http.Server, port: number, host: string): Promise<number> {
+export function listenOn(server: net.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -21,7 +21,7 @@ function sharedCounters(opts: { failing?: () => boolean } = {}) {
   return store;
 }
 
-const app = (perSecond: number, perMinute: number) => ({ id: 'app-1', slug: 'shop', limits: { proxied_requests_per_second: perSecond, proxied_requests_per_minute: perMinute } as never });
+const app = (perSecond: number, perMinute: number) => ({ id: 'app-1', slug: 'shop', status: 'active' as const, limits: { proxied_requests_per_second: perSecond, proxied_requests_per_minute: perMinute } as never });
 
 async function allowedOf(limiter: ProxyLimiter, a: ReturnType<typeof app>, n: number): Promise<number> {
   let allowed = 0;

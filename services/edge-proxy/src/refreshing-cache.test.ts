@@ -56,19 +56,82 @@ describe('RefreshingCache', () => {
     expect(cache.peek('k')).toBeUndefined();
   });
 
-  it('uses per-value TTLs and keeps at most `max` entries', async () => {
+  it('loads a value again once it expires, however fresh the feed says it is, and keeps at most `max` entries', async () => {
     let now = 0;
     const cache = new RefreshingCache<string>({
-      load: async (key) => key, softTtlMs: 1_000, hardTtlMs: 5_000, max: 2, now: () => now,
-      ttlFor: (v) => (v === 'none' ? { softTtlMs: 10, hardTtlMs: 20 } : undefined),
+      load: async (key) => key, softTtlMs: 1_000, hardTtlMs: 5_000, max: 2, now: () => now, freshSince: () => now,
+      expiresAt: (v) => (v === 'short' ? 10 : Infinity),
     });
-    await cache.get('none');
+    await cache.get('short');
     await cache.get('a');
     now = 50;
-    expect(cache.peek('none')).toBeUndefined();
+    expect(cache.peek('short')).toBeUndefined();
     expect(cache.peek('a')).toBe('a');
     await cache.get('b');
     await cache.get('c');
     expect(cache.size).toBe(2);
+  });
+
+  it('ages entries from the last read of the change feed: no reloads while it runs, the TTLs again once it stalls', async () => {
+    let now = 0;
+    let feedReadAt = 0;
+    let version = 0;
+    const cache = new RefreshingCache<string>({ load: async () => `v${++version}`, softTtlMs: 100, hardTtlMs: 300, max: 10, now: () => now, freshSince: () => feedReadAt });
+    await cache.get('k');
+    for (let i = 0; i < 10; i += 1) {
+      now += 90;
+      feedReadAt = now - 50;
+      expect(cache.peek('k')).toBe('v1');
+    }
+    await Promise.resolve();
+    expect(version).toBe(1);
+    now += 400;
+    expect(cache.peek('k')).toBeUndefined();
+    expect(await cache.get('k')).toBe('v2');
+  });
+
+  it('remembers absent keys apart for their TTL, answers certain ones without a load (peek), and never evicts entries for them', async () => {
+    let now = 0;
+    const load = jest.fn(async (key: string) => (key.startsWith('known') ? key : 'none'));
+    const cache = new RefreshingCache<string>({
+      load, softTtlMs: 1_000, hardTtlMs: 5_000, max: 2, now: () => now,
+      absent: { value: 'none', max: 100, ttlMs: 2_000, certain: (key) => key.startsWith('never') },
+    });
+    await cache.get('known-1');
+    await cache.get('known-2');
+    for (let i = 0; i < 50; i += 1) expect(await cache.get(`random-${i}`)).toBe('none');
+    expect(await cache.get('random-0')).toBe('none');
+    expect(cache.peek('never-seen')).toBe('none');
+    expect(load).toHaveBeenCalledTimes(52);
+    expect(cache.peek('known-1')).toBe('known-1');
+    expect(cache.peek('known-2')).toBe('known-2');
+    now = 2_000;
+    expect(cache.peek('random-0')).toBeUndefined();
+    cache.invalidate('random-1');
+    expect(cache.peek('random-1')).toBeUndefined();
+  });
+
+  it('answers an absent key found before when the database is away, and throws for one never seen', async () => {
+    let now = 0;
+    let fail = false;
+    const cache = new RefreshingCache<string>({
+      load: async () => {
+        if (fail) throw new Error('database away');
+        return 'none';
+      },
+      softTtlMs: 1_000, hardTtlMs: 5_000, max: 2, now: () => now, absent: { value: 'none', max: 10 },
+    });
+    await cache.get('gone');
+    fail = true;
+    now = 60_000;
+    expect(await cache.get('gone')).toBe('none');
+    await expect(cache.get('other')).rejects.toThrow('database away');
+  });
+
+  it('invalidateWhere() forgets the entries it picks', async () => {
+    const cache = new RefreshingCache<string>({ load: async (key) => key, softTtlMs: 1_000, hardTtlMs: 5_000, max: 10 });
+    for (const key of ['app1/a', 'app1/b', 'app2/c']) await cache.get(key);
+    cache.invalidateWhere((value) => value.startsWith('app1/'));
+    expect([cache.peek('app1/a'), cache.peek('app1/b'), cache.peek('app2/c')]).toEqual([undefined, undefined, 'app2/c']);
   });
 });

@@ -1,19 +1,43 @@
-// The edge's caches (routes, certificates, signing keys) share one policy:
-// a hit younger than `softTtlMs` is used as is; an older one is still used but
-// starts one background reload; one older than `hardTtlMs` waits for a reload.
-// When a reload fails (the database is away) the last value is used however
-// old it is: the edge keeps serving what it knows.
+// The edge's caches (routes, certificates, signing keys) share one policy.
+// Entries are dropped when they change (the change feed, the `domain.changed`
+// fan-out) and are otherwise current as of the feed's last successful read
+// (`freshSince`): while the feed runs, a cached entry is never reloaded on a
+// timer, so database reads follow changes, not the number of names served.
+// An entry's age counts from its load or the feed's last read, whichever is
+// later: younger than `softTtlMs` it is used as is; older (the feed has
+// stalled) it is still used but starts one background reload; older than
+// `hardTtlMs` it waits for a reload. When a reload fails (the database is
+// away) the last value is used however old it is: the edge keeps serving what
+// it knows.
+// "Nothing for this key" (`absent.value`: an unknown name) is kept apart in a
+// NegativeCache for at most 2 s, or answered at once when `absent.certain`
+// says so (a name no live domain has), so random names cost no reads and
+// cannot evict hot entries.
 import { LRUCache } from 'lru-cache';
+import { NegativeCache } from './negative-cache';
+
+export interface AbsentOptions<V> {
+  /** The value that means nothing is there; loads that return it are remembered apart. */
+  value: V;
+  /** Most absent keys remembered. */
+  max: number;
+  ttlMs?: number;
+  /** True when the key is certainly absent now: answered without a load. */
+  certain?: (key: string) => boolean;
+}
 
 export interface RefreshingCacheOptions<V> {
   load: (key: string) => Promise<V>;
   softTtlMs: number;
   hardTtlMs: number;
-  /** Other TTLs for some values (a cached "none" that must not hide a new certificate for long). */
-  ttlFor?: (value: V) => { softTtlMs: number; hardTtlMs: number } | undefined;
+  /** When a value stops being usable whatever the feed says (a certificate's notAfter): then it is loaded again. */
+  expiresAt?: (value: V) => number;
   /** Most entries kept; the least recently used go first. */
   max: number;
   now?: () => number;
+  /** When every entry not invalidated since was last known current (the change feed's last read); entries age from then. */
+  freshSince?: () => number;
+  absent?: AbsentOptions<V>;
   /** Every load's outcome, for the control-plane health. */
   onLoad?: (ok: boolean, error?: unknown) => void;
 }
@@ -21,12 +45,12 @@ export interface RefreshingCacheOptions<V> {
 interface Entry<V> {
   value: V;
   loadedAt: number;
-  softTtlMs: number;
-  hardTtlMs: number;
+  expiresAt: number;
 }
 
 export class RefreshingCache<V extends NonNullable<unknown>> {
   private readonly entries: LRUCache<string, Entry<V>>;
+  private readonly negatives: NegativeCache | null;
   /** Loads under way. invalidate() drops a key's load: when it ends it must not store its (older) answer. */
   private readonly loading = new Map<string, Promise<V>>();
   private readonly now: () => number;
@@ -34,44 +58,70 @@ export class RefreshingCache<V extends NonNullable<unknown>> {
   constructor(private readonly opts: RefreshingCacheOptions<V>) {
     this.entries = new LRUCache({ max: opts.max });
     this.now = opts.now ?? Date.now;
+    this.negatives = opts.absent ? new NegativeCache({ max: opts.absent.max, ttlMs: opts.absent.ttlMs, now: this.now }) : null;
   }
 
   /** The value without waiting when one is usable now (starting a background reload when it is old); else undefined. */
   peek(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    const age = this.now() - entry.loadedAt;
-    if (age < entry.softTtlMs) return entry.value;
-    if (age < entry.hardTtlMs) {
-      this.reload(key).catch(() => undefined);
-      return entry.value;
-    }
-    return undefined;
+    return this.usable(key, true);
   }
 
-  /** peek(), or the value after a reload; a failed reload falls back to the stale value, and throws only when there is none. */
+  /**
+   * The usable value, or the value after a reload; a failed reload falls back to the last value, and throws only
+   * when there is none. Callers peek() first: get() does not ask `absent.certain` again (peek did, and the read
+   * budget behind it must not be spent twice for one lookup).
+   */
   async get(key: string): Promise<V> {
-    const usable = this.peek(key);
+    const usable = this.usable(key, false);
     if (usable !== undefined) return usable;
     try {
       return await this.reload(key);
     } catch (err) {
       const stale = this.entries.get(key);
       if (stale) return stale.value;
+      if (this.opts.absent && this.negatives!.hadAbsent(key)) return this.opts.absent.value;
       throw err;
     }
+  }
+
+  private usable(key: string, askCertain: boolean): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      if (this.now() >= entry.expiresAt) return undefined;
+      const age = this.now() - Math.max(entry.loadedAt, this.opts.freshSince?.() ?? -Infinity);
+      if (age < this.opts.softTtlMs) return entry.value;
+      if (age < this.opts.hardTtlMs) {
+        this.reload(key).catch(() => undefined);
+        return entry.value;
+      }
+      return undefined;
+    }
+    const absent = this.opts.absent;
+    if (absent && (this.negatives!.has(key) || (askCertain && absent.certain?.(key)))) return absent.value;
+    return undefined;
   }
 
   /** Forgets the key: the next get() loads it again. */
   invalidate(key: string): void {
     this.entries.delete(key);
+    this.negatives?.forget(key);
     this.loading.delete(key);
   }
 
-  clear(): void {
-    for (const key of this.entries.keys()) this.invalidate(key);
+  /** Forgets every cached value `changed` picks (all routes of an application). */
+  invalidateWhere(changed: (value: V) => boolean): void {
+    const keys: string[] = [];
+    for (const [key, entry] of this.entries.entries()) if (changed(entry.value)) keys.push(key);
+    for (const key of keys) this.invalidate(key);
   }
 
+  clear(): void {
+    for (const key of [...this.entries.keys()]) this.invalidate(key);
+    this.negatives?.clear();
+    this.loading.clear();
+  }
+
+  /** Entries kept (absent keys not counted). */
   get size(): number {
     return this.entries.size;
   }
@@ -85,8 +135,7 @@ export class RefreshingCache<V extends NonNullable<unknown>> {
       (value) => {
         if (this.loading.get(key) === load) {
           this.loading.delete(key);
-          const ttl = this.opts.ttlFor?.(value) ?? this.opts;
-          this.entries.set(key, { value, loadedAt: started, softTtlMs: ttl.softTtlMs, hardTtlMs: ttl.hardTtlMs });
+          this.store(key, value, started);
         }
         this.opts.onLoad?.(true);
         return value;
@@ -99,5 +148,15 @@ export class RefreshingCache<V extends NonNullable<unknown>> {
     );
     this.loading.set(key, load);
     return load;
+  }
+
+  private store(key: string, value: V, loadedAt: number): void {
+    if (this.opts.absent && value === this.opts.absent.value) {
+      this.entries.delete(key);
+      this.negatives!.remember(key, loadedAt);
+      return;
+    }
+    this.negatives?.forget(key);
+    this.entries.set(key, { value, loadedAt, expiresAt: this.opts.expiresAt?.(value) ?? Infinity });
   }
 }

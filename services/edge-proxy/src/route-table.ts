@@ -1,15 +1,18 @@
-// What the edge knows of a hostname: the live domain, its application and the
-// application's active origin, read from the database and kept in a
-// RefreshingCache. Entries are dropped by the `domain.changed` fan-out and
-// refreshed on their own after a few seconds, so origin, limit and key
-// changes, which have no fan-out, reach every edge within the hard TTL too.
-import type { DomainStatus, Limits } from '@cds/core';
+// What the edge knows of a hostname: the live domain, its application (and
+// whether it is suspended) and the application's active origin, read from the
+// database in one query and kept in a RefreshingCache. Entries are dropped by
+// the change feed (within about a second: the domain, its application, origins
+// and certificates) and by the `domain.changed` fan-out (at once); they are not
+// reloaded on a timer while the feed runs. A name no live domain has is
+// answered from LiveNames, or remembered as unknown for at most 2 s.
+import type { ApplicationStatus, DomainStatus, Limits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
 
 export interface RouteApplication {
   id: string;
   slug: string;
+  status: ApplicationStatus;
   limits: Limits;
 }
 
@@ -26,43 +29,53 @@ export interface DomainRoute {
 
 export type Route = DomainRoute | { kind: 'unknown' };
 
-const UNKNOWN: Route = Object.freeze({ kind: 'unknown' });
+export const UNKNOWN_ROUTE: Route = Object.freeze({ kind: 'unknown' });
 
-/** Three small reads; a deleted domain (or one being deleted) is unknown. */
+/** One read; a deleted domain (or one being deleted, or of a deleted application) is unknown. */
 export async function loadRoute(store: DataStore, hostname: string): Promise<Route> {
-  return store.run(async (r) => {
-    const domain = await r.domains.findLiveByHostname(hostname);
-    if (!domain || domain.status === 'deleting') return UNKNOWN;
-    const application = await r.applications.findById(domain.applicationId);
-    if (!application || application.deletedAt) return UNKNOWN;
-    const origin = await r.origins.findActive(domain.applicationId);
-    return {
-      kind: 'domain',
-      domainId: domain.id,
-      hostname: domain.hostname,
-      reference: domain.reference,
-      status: domain.status,
-      application: { id: application.id, slug: application.slug, limits: application.limits },
-      originUrl: origin?.url ?? null,
-    };
-  });
+  const row = await store.run((r) => r.edgeReads.route(hostname));
+  if (!row) return UNKNOWN_ROUTE;
+  return {
+    kind: 'domain',
+    domainId: row.domainId,
+    hostname: row.hostname,
+    reference: row.reference,
+    status: row.status,
+    application: { id: row.applicationId, slug: row.slug, status: row.applicationStatus, limits: row.limits },
+    originUrl: row.originUrl,
+  };
 }
 
 export interface RouteTableOptions {
   store: DataStore;
+  /** Without the feed (stalled), entries are reloaded after these: a change reaches the edge within hardTtlMs anyway. */
   softTtlMs?: number;
   hardTtlMs?: number;
   max?: number;
+  /** Unknown names remembered (apart from the routes). */
+  maxUnknown?: number;
+  /** The change feed's last read (see RefreshingCache). */
+  freshSince?: () => number;
+  /** True when the name certainly has no live domain (LiveNames, while the feed runs). */
+  certainlyUnknown?: (hostname: string) => boolean;
   onLoad?: (ok: boolean, error?: unknown) => void;
+  /** Each database read. */
+  onRead?: () => void;
 }
 
-/** A new domain is known, and a status change seen, by every edge within hardTtlMs even without the fan-out. */
+/** A new domain is known, and a status change seen, by every edge within 5 s even without the fan-out. */
 export function createRouteTable(opts: RouteTableOptions): RefreshingCache<Route> {
   return new RefreshingCache<Route>({
-    load: (hostname) => loadRoute(opts.store, hostname),
-    softTtlMs: opts.softTtlMs ?? 1_000,
+    load: (hostname) => {
+      opts.onRead?.();
+      return loadRoute(opts.store, hostname);
+    },
+    // Above the feed's period (1 s) and a slow read, below the 5 s of the contract.
+    softTtlMs: opts.softTtlMs ?? 2_500,
     hardTtlMs: opts.hardTtlMs ?? 4_000,
     max: opts.max ?? 100_000,
+    freshSince: opts.freshSince,
+    absent: { value: UNKNOWN_ROUTE, max: opts.maxUnknown ?? 100_000, certain: opts.certainlyUnknown },
     onLoad: opts.onLoad,
   });
 }

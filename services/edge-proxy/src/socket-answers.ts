@@ -1,6 +1,6 @@
 // Answers written straight to a socket, where Node's HTTP server gives no
 // ServerResponse: malformed request heads and refused upgrades.
-import type http from 'node:http';
+import type { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
@@ -26,8 +26,8 @@ function responseUnderWay(socket: Duplex): ServerResponse | null {
   return (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 }
 
-/** Malformed request heads never reach a handler: answer what can be answered, then close. */
-export function answerClientErrors(server: http.Server): void {
+/** Malformed request heads never reach a handler: answer what can be answered, then close. `server` serves HTTP/1.1 (alone or beside HTTP/2). */
+export function answerClientErrors(server: EventEmitter): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const code = err.code ?? '';
     if (code === 'ECONNRESET' || !socket.writable) return void socket.destroy();

@@ -1,17 +1,21 @@
-// The HTTPS listener: the certificate by SNI, then each request or WebSocket
-// upgrade through the admission chain to the forwarder, and its count.
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import https from 'node:https';
+// The HTTPS listener, HTTP/2 and HTTP/1.1 by ALPN: the certificate by SNI,
+// then each request or WebSocket upgrade (HTTP/1.1) through the request-target
+// check and the admission chain to the forwarder, and its count.
+import http, { type IncomingMessage } from 'node:http';
+import http2, { type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { Duplex } from 'node:stream';
-import type { SecureContext } from 'node:tls';
+import type { SecureContext, TLSSocket } from 'node:tls';
 import type { AdmissionChain, Admission } from './admission';
 import { sniName, type CertificateEntry } from './certificate-store';
+import { clientAddressOf } from './client-address';
+import { requestAuthority, type EdgeRequest, type EdgeResponse } from './client-messages';
 import type { EdgeAnswers } from './edge-answers';
 import type { EdgeObserver, TrafficSink } from './edge-observer';
 import { PAGES } from './edge-pages';
-import { clientAddress, isWebSocketUpgrade, originRequestHeaders } from './forward-headers';
+import { isWebSocketUpgrade, originRequestHeaders } from './forward-headers';
 import type { Forwarder, ForwardOutcome } from './forwarder';
 import type { RefreshingCache } from './refreshing-cache';
+import { originFormTarget } from './request-target';
 import type { DomainRoute, Route } from './route-table';
 import { answerClientErrors, rawAnswer } from './socket-answers';
 
@@ -20,6 +24,12 @@ const TLS_CIPHERS = [
   'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
   'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
 ].join(':');
+
+/** A TLS handshake must finish within this (DECISIONS §5); a client that never starts one is closed then. */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** Streams one HTTP/2 client may have open at once (nginx's default). */
+const MAX_CONCURRENT_STREAMS = 128;
 
 export interface TlsListenerDeps {
   routes: RefreshingCache<Route>;
@@ -33,9 +43,13 @@ export interface TlsListenerDeps {
 }
 
 export interface TlsListener {
-  readonly server: https.Server;
+  readonly server: Http2SecureServer;
   /** Upgraded sockets leave the HTTP server's bookkeeping: the edge's close() cuts them itself. */
   readonly upgraded: ReadonlySet<Duplex>;
+  /** Closes idle HTTP/1.1 connections and asks every HTTP/2 session to close once its streams are done. */
+  closeIdleConnections(): void;
+  /** Cuts every connection past its handshake. */
+  closeAllConnections(): void;
 }
 
 export function createTlsListener(deps: TlsListenerDeps): TlsListener {
@@ -59,8 +73,8 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     );
   }
 
-  function forwardContext(req: IncomingMessage, assertion: string) {
-    return { clientAddress: clientAddress(req.socket.remoteAddress), host: req.headers.host as string, proto: 'https' as const, assertion };
+  function forwardContext(req: EdgeRequest, authority: string | undefined, assertion: string) {
+    return { clientAddress: clientAddressOf(req.socket), host: authority as string, proto: 'https' as const, assertion };
   }
 
   function counted(route: DomainRoute, started: number): (outcome: ForwardOutcome) => void {
@@ -70,13 +84,17 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     };
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse): void {
+  function serve(req: EdgeRequest, res: EdgeResponse): void {
     const started = performance.now();
     if (answers.refusedFraming(req, res, started)) return;
+    const authority = requestAuthority(req);
+    const target = originFormTarget(req.url ?? '', authority);
+    if (target === null) return answers.page(res, PAGES.badTarget, null, started);
     const proceed = (admitted: Admission) => {
       if ('page' in admitted) return answers.page(res, admitted.page, admitted.slug, started, admitted.headers);
       const { route, assertion } = admitted;
-      forwarder.forward(req, res, route.originUrl as string, originRequestHeaders(req.rawHeaders, forwardContext(req, assertion)), counted(route, started));
+      const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, authority, assertion));
+      forwarder.forward(req, res, route.originUrl as string, target, headers, counted(route, started));
     };
     try {
       const admitted = admission.admit(req);
@@ -90,6 +108,8 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const started = performance.now();
     if (!isWebSocketUpgrade(req.headers.upgrade) || req.method !== 'GET') return rawAnswer(socket, 400, 'Bad Request', 'Only WebSocket upgrades (GET) are proxied.\n');
+    const target = originFormTarget(req.url ?? '', req.headers.host);
+    if (target === null) return rawAnswer(socket, 400, 'Bad Request', PAGES.badTarget.text);
     const admitted = await admission.admit(req);
     // The client left while its upgrade waited: nothing to answer, nothing to open at the origin.
     if (socket.destroyed) return;
@@ -98,24 +118,45 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
       return rawAnswer(socket, admitted.page.status, http.STATUS_CODES[admitted.page.status] ?? '', admitted.page.text, extra);
     }
     const { route, assertion } = admitted;
-    const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, assertion));
-    forwarder.upgrade(req, socket, head, route.originUrl as string, headers, counted(route, started));
+    const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, req.headers.host, assertion));
+    forwarder.upgrade(socket, head, route.originUrl as string, target, headers, counted(route, started));
   }
 
-  const server = https.createServer(
+  const server = http2.createSecureServer(
     {
-      ...deps.serverOptions,
+      // ALPN: Node offers h2, then http/1.1 since HTTP/1.1 is allowed.
+      allowHTTP1: true,
       // No certificate here on purpose: a handshake without SNI has nothing to be shown and fails.
       minVersion: 'TLSv1.2',
-      ALPNProtocols: ['http/1.1'],
       // AEAD only, AES-128-GCM first and the server's order wins (as Go's TLS does):
       // as strong in practice as AES-256 and cheaper per byte.
       ciphers: TLS_CIPHERS,
       honorCipherOrder: true,
       SNICallback: selectCertificate,
+      handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
     },
     serve,
   );
+  // Node's HTTP/1.1 side of this server reads its timeouts from these properties, not from the options.
+  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = deps.serverOptions;
+  Object.assign(server, { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval });
+
+  const connections = new Set<TLSSocket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  const sessions = new Set<ServerHttp2Session>();
+  server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // An HTTP/2 connection idle as long as an HTTP/1.1 one may be is asked to close (GOAWAY, open streams finish).
+    session.setTimeout(keepAliveTimeout ?? 5_000, () => session.close());
+  });
+  // A session's protocol error ends that session; nothing to answer.
+  server.on('sessionError', () => undefined);
+
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node's HTTP server removes its 'error' listener when it hands the socket over (only an internal
@@ -127,7 +168,21 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     upgrade(req, socket, head).catch(() => rawAnswer(socket, 503, 'Service Unavailable', PAGES.unavailable.text));
   });
   answerClientErrors(server);
-  // Not TLS, a refused SNI, a client that left mid-handshake: drop the socket, nothing to answer.
+  // Not TLS, a refused SNI, a handshake past its time, a client that left mid-handshake: drop the socket,
+  // nothing to answer (Node's own listener would pass it on as an HTTP client error).
+  server.removeAllListeners('tlsClientError');
   server.on('tlsClientError', (_err: Error, socket: Duplex) => socket.destroy());
-  return { server, upgraded };
+  return {
+    server,
+    upgraded,
+    closeIdleConnections() {
+      // Node's HTTP/2 server has it for its HTTP/1.1 connections; its types do not say so.
+      (server as unknown as http.Server).closeIdleConnections();
+      for (const session of sessions) session.close();
+    },
+    closeAllConnections() {
+      for (const session of sessions) session.destroy();
+      for (const socket of connections) socket.destroy();
+    },
+  };
 }

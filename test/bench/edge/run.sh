@@ -11,17 +11,21 @@
 #   4. http-proxy (the npm package) alone in one Node.js process
 #      (test/bench/edge/http-proxy-server.js): the library the edge does not use.
 # wrk (CPU 1) sends HTTPS keep-alive GETs over 64 connections, SNI and Host
-# bench.edge.test, for each body size: a warm-up, then the measured run.
+# bench.edge.test, for each body size: a warm-up, then the measured run. Then,
+# for nginx, Caddy and the edge (http-proxy speaks HTTP/1.1 only), h2load
+# (CPU 1) does the same over HTTP/2: 64 connections of 10 concurrent streams,
+# 1 KiB body; its latency percentiles come from its per-request log.
 # Reported per proxy and body: req/s, p50/p99, the proxy's CPU time per request
 # (/proc/<pid>/stat, its child processes included) and RSS after the run, with
 # ratios against nginx and Caddy and the edge's against http-proxy; PASS/FAIL
-# against the edge's target (1 KiB: at least Caddy's req/s, a p99 no worse than
-# Caddy's). The table replaces the previous one in docs/benchmarks.md.
+# against the edge's targets (1 KiB over HTTP/1.1 and over HTTP/2: at least
+# Caddy's req/s, a p99 no worse than Caddy's; 64 KiB over HTTP/1.1: a p99 at
+# most 1.5 times Caddy's). The table replaces the previous one in docs/benchmarks.md.
 # Exits non-zero only when the bench itself broke (a proxy that does not start
 # or answers with errors); an edge that is not built yet gets a row saying so.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_SERVERS / BENCH_BODIES to run
-# a subset (e.g. "caddy edge", "1k"), EDGE_NODE_ARGS for the node flags of the edge and of
+# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_SERVERS / BENCH_BODIES / BENCH_H2_BODIES
+# to run a subset (e.g. "caddy edge", "1k", "" for no HTTP/2 run), EDGE_NODE_ARGS for the node flags of the edge and of
 # http-proxy (default --max-semi-space-size=64, as the Helm chart and k8s/ start the edge; add --cpu-prof),
 # BENCH_KEEP=1 to keep the work directory (configs, logs) for a look afterwards.
 set -euo pipefail
@@ -36,6 +40,8 @@ HOSTNAME_UNDER_TEST=bench.edge.test
 EDGE_MAIN=services/edge-proxy/dist/main.js
 read -r -a SERVERS <<<"${BENCH_SERVERS:-nginx caddy edge http-proxy}"
 read -r -a BODIES <<<"${BENCH_BODIES:-1k 64k}"
+read -r -a H2_BODIES <<<"${BENCH_H2_BODIES-1k}"
+H2_STREAMS=10
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
 log() { echo "[bench-edge] $*" >&2; }
@@ -47,6 +53,7 @@ install_missing() {
   command -v nginx >/dev/null 2>&1 || need+=(nginx)
   command -v caddy >/dev/null 2>&1 || need+=(caddy)
   command -v wrk >/dev/null 2>&1 || need+=(wrk)
+  command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
   command -v curl >/dev/null 2>&1 || need+=(curl)
   command -v openssl >/dev/null 2>&1 || need+=(openssl)
   command -v taskset >/dev/null 2>&1 || need+=(util-linux)
@@ -262,6 +269,40 @@ measure() { # server body
 }
 declare -A pg_per_1000
 
+run_h2load() { # port path seconds out log: "requests duration_us p50_us p99_us failed" (h2load's summary and per-request log)
+  taskset -c 1 h2load -c"$CONNECTIONS" -m"$H2_STREAMS" -t1 -D"$3" --connect-to="127.0.0.1:$1" --log-file="$5" \
+    "https://$HOSTNAME_UNDER_TEST:$1$2" >"$4" 2>&1 || { cat "$4" >&2; return 1; }
+  grep -q '^Application protocol: h2' "$4" || { cat "$4" >&2; log "h2load did not negotiate h2"; return 1; }
+  local succeeded failed
+  succeeded=$(awk '/^requests:/ {print $8}' "$4")
+  failed=$(awk '/^requests:/ {print $10 + $12 + $14}' "$4")
+  # 2xx answers only in the percentiles; h2load's summary line gives the failures.
+  awk -F'\t' '$2 >= 200 && $2 < 300 {print $3}' "$5" | sort -n | awk -v n="$succeeded" -v secs="$3" -v failed="$failed" '
+    { v[NR] = $1 }
+    END { if (NR == 0) { print 0, secs * 1e6, 0, 0, failed; exit }
+          printf "%d %d %d %d %d\n", n, secs * 1e6, v[int((NR - 1) * 0.50) + 1], v[int((NR - 1) * 0.99) + 1], failed }'
+}
+measure_h2() { # server body: the body over HTTP/2 (key <server>:h2-<body>)
+  local key="$1:h2-$2" ticks0 ticks1 commits0=0 commits1=0 out
+  run_h2load "$server_port" "/$2" "$WARMUP" "$work/h2load-$1-$2-warmup.out" "$work/h2load-$1-$2-warmup.log" >/dev/null || die "h2load failed against $1"
+  ticks0=$(cpu_ticks "$server_pid")
+  [ "$1" != edge ] || commits0=$(pg_commits)
+  out=$(run_h2load "$server_port" "/$2" "$DURATION" "$work/h2load-$1-$2.out" "$work/h2load-$1-$2.log") || die "h2load failed against $1"
+  ticks1=$(cpu_ticks "$server_pid")
+  [ "$1" != edge ] || commits1=$(pg_commits)
+  local requests duration_us p50_us p99_us failed
+  read -r requests duration_us p50_us p99_us failed <<<"$out"
+  [ "$requests" -gt 0 ] || die "no request completed over HTTP/2 against $1"
+  rps[$key]=$(awk -v r="$requests" -v d="$duration_us" 'BEGIN {printf "%.0f", r / (d / 1e6)}')
+  p50[$key]=$(awk -v v="$p50_us" 'BEGIN {printf "%.2f", v / 1000}')
+  p99[$key]=$(awk -v v="$p99_us" 'BEGIN {printf "%.2f", v / 1000}')
+  cpu[$key]=$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')
+  rss[$key]=$(awk -v k="$(rss_kib "$server_pid")" 'BEGIN {printf "%.1f", k / 1024}')
+  [ "$failed" = 0 ] || errors[$key]="$failed failed, errored or timed-out requests over HTTP/2"
+  [ "$1" != edge ] || pg_per_1000[h2-$2]=$(awk -v c=$((commits1 - commits0)) -v n="$requests" 'BEGIN {printf "%.1f", c * 1000 / n}')
+  log "$1 /$2 over HTTP/2: ${rps[$key]} req/s, p50 ${p50[$key]} ms, p99 ${p99[$key]} ms, ${cpu[$key]} µs CPU/req, ${rss[$key]} MiB${errors[$key]:+, ${errors[$key]}}"
+}
+
 edge_state=
 for server in "${SERVERS[@]}"; do
   case $server in
@@ -276,19 +317,25 @@ for server in "${SERVERS[@]}"; do
   fi
   log "$server on 127.0.0.1:$server_port (CPU 0): ${WARMUP}s warm-up then ${DURATION}s per body, wrk -t$THREADS -c$CONNECTIONS on CPU 1"
   for body in "${BODIES[@]}"; do measure "$server" "$body"; done
+  if [ "$server" != http-proxy ]; then
+    for body in "${H2_BODIES[@]}"; do measure_h2 "$server" "$body"; done
+  fi
   stop_server
 done
 
 # --- report -------------------------------------------------------------------
-label() { case $1 in 1k) echo "1 KiB" ;; 64k) echo "64 KiB" ;; esac; }
+label() { case $1 in 1k) echo "1 KiB" ;; 64k) echo "64 KiB" ;; h2-*) echo "$(label "${1#h2-}"), HTTP/2" ;; esac; }
+CASES=("${BODIES[@]}")
+for body in "${H2_BODIES[@]}"; do CASES+=("h2-$body"); done
 ratio() { [ -n "${1:-}" ] && [ -n "${2:-}" ] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}' || echo "–"; }
 table() {
   echo "| server | body | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | req/s ÷ nginx | req/s ÷ caddy | p99 ÷ caddy |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
   local body server key
-  for body in "${BODIES[@]}"; do
+  for body in "${CASES[@]}"; do
     for server in "${SERVERS[@]}"; do
       key="$server:$body"
+      case $key in http-proxy:h2-*) continue ;; esac
       if [ -n "${state[$server]:-}" ]; then
         echo "| $server | $(label "$body") | $server: ${state[$server]} | – | – | – | – | – | – | – |"
         continue
@@ -312,19 +359,28 @@ verdicts() {
   else
     echo "Target (edge, 1 KiB, against Caddy): not measured (BENCH_SERVERS / BENCH_BODIES left the edge, Caddy or 1 KiB out)."
   fi
+  if [ -n "${rps[edge:h2-1k]:-}" ] && [ -n "${rps[caddy:h2-1k]:-}" ]; then
+    rps_ok=$(awk -v e="${rps[edge:h2-1k]}" -v c="${rps[caddy:h2-1k]}" 'BEGIN {print (e >= c) ? "PASS" : "FAIL"}')
+    p99_ok=$(awk -v e="${p99[edge:h2-1k]}" -v c="${p99[caddy:h2-1k]}" 'BEGIN {print (e <= c) ? "PASS" : "FAIL"}')
+    echo "Target (edge, 1 KiB over HTTP/2): req/s ≥ Caddy's: **$rps_ok** (${rps[edge:h2-1k]} vs ${rps[caddy:h2-1k]}); p99 ≤ Caddy's: **$p99_ok** (${p99[edge:h2-1k]} vs ${p99[caddy:h2-1k]} ms)."
+  fi
+  if [ -n "${p99[edge:64k]:-}" ] && [ -n "${p99[caddy:64k]:-}" ]; then
+    p99_ok=$(awk -v e="${p99[edge:64k]}" -v c="${p99[caddy:64k]}" 'BEGIN {print (e <= 1.5 * c) ? "PASS" : "FAIL"}')
+    echo "Target (edge, 64 KiB over HTTP/1.1): p99 ≤ 1.5 × Caddy's: **$p99_ok** (${p99[edge:64k]} vs ${p99[caddy:64k]} ms: $(ratio "${p99[edge:64k]}" "${p99[caddy:64k]}") times)."
+  fi
   local body
   for body in "${BODIES[@]}"; do
     [ -n "${rps[edge:$body]:-}" ] && [ -n "${rps[http-proxy:$body]:-}" ] || continue
     echo "Edge ÷ http-proxy, $(label "$body"): req/s $(ratio "${rps[edge:$body]}" "${rps[http-proxy:$body]}"), p99 $(ratio "${p99[edge:$body]}" "${p99[http-proxy:$body]}"), CPU µs/req $(ratio "${cpu[edge:$body]}" "${cpu[http-proxy:$body]}")."
   done
-  echo "Edge PostgreSQL transactions per 1,000 requests (not in its CPU figure): ${pg_per_1000[1k]:-n/a} (1 KiB), ${pg_per_1000[64k]:-n/a} (64 KiB)."
+  echo "Edge PostgreSQL transactions per 1,000 requests (not in its CPU figure): ${pg_per_1000[1k]:-n/a} (1 KiB), ${pg_per_1000[64k]:-n/a} (64 KiB), ${pg_per_1000[h2-1k]:-n/a} (1 KiB, HTTP/2)."
 }
 
 date_utc=$(date -u +%Y-%m-%dT%H:%MZ)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
 tool_version() { "$@" 2>&1 | head -1 || true; }  # wrk -v exits 1
-versions="node $(node --version), $(tool_version nginx -v | sed 's|.*nginx/|nginx |'), Caddy $(tool_version caddy version | awk '{print $1}'), http-proxy $(node -p 'require("http-proxy/package.json").version'), $(tool_version wrk -v | awk '{sub(/^debian\//, "", $2); print "wrk " $2}')"
+versions="node $(node --version), $(tool_version nginx -v | sed 's|.*nginx/|nginx |'), Caddy $(tool_version caddy version | awk '{print $1}'), http-proxy $(node -p 'require("http-proxy/package.json").version'), $(tool_version wrk -v | awk '{sub(/^debian\//, "", $2); print "wrk " $2}'), $(tool_version h2load --version | awk '{print "h2load " $2}')"
 broke=0
 {
   echo "Last run: $date_utc, \`make bench-edge\` (BENCH_WARMUP=$WARMUP, BENCH_DURATION=$DURATION), commit $commit,"

@@ -47,7 +47,7 @@ describe('TLS', () => {
     }
   });
 
-  it('speaks TLS 1.2 and 1.3 only, and http/1.1 by ALPN', async () => {
+  it('speaks TLS 1.2 and 1.3 only, and h2 (then http/1.1) by ALPN', async () => {
     const d = await f.addDomain(app.id);
     await expect(new Promise((resolve, reject) => {
       const s = tls.connect({ host: '127.0.0.1', port: f.edge.httpsPort, servername: d.hostname, ca: f.caPem, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve(s));
@@ -60,7 +60,7 @@ describe('TLS', () => {
       });
       s.on('error', reject);
     });
-    expect(protocol).toBe('http/1.1');
+    expect(protocol).toBe('h2');
   });
 
   it('presents a replaced certificate in new handshakes within 5 s of its domain.changed message, and the cached one before it', async () => {

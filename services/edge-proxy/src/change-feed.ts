@@ -1,0 +1,137 @@
+// The edge's change feed: once a second, one read of what changed since the
+// previous read (domains, applications, origins, assertion keys,
+// certificates), and only the entries concerned are dropped. Cached entries
+// are otherwise current as of the last successful read (freshSince), so
+// database reads follow changes and new names, not the number of names served.
+// The `domain.changed` fan-out still drops a domain's entries at once; the feed
+// alone keeps the 5-second rules (DECISIONS §5) when the bus is down.
+// A failed read changes nothing: the cursor stays, the next read asks for
+// everything since, and meanwhile the caches fall back to their TTLs and
+// LiveNames stops answering for absent names.
+import type { DataStore, EdgeChange } from '@cds/data';
+import type { AssertionSigner } from './assertion-signer';
+import type { CertificateEntry } from './certificate-store';
+import type { DatabaseReadPurpose } from './edge-observer';
+import { affected, FeedCursor } from './feed-cursor';
+import type { LiveNames } from './live-names';
+import type { RefreshingCache } from './refreshing-cache';
+import type { Route } from './route-table';
+
+/** One read a second: a change reaches every edge within about 1 s. */
+export const FEED_PERIOD_MS = 1_000;
+/**
+ * Without a successful read started this recently, LiveNames no longer vouches for absent names: an unknown
+ * name is then never answered from knowledge older than DECISIONS §5's 2 s.
+ */
+export const FEED_STALE_MS = 2_000;
+
+export interface ChangeFeedOptions {
+  store: DataStore;
+  routes: RefreshingCache<Route>;
+  certificates: RefreshingCache<CertificateEntry>;
+  signer: AssertionSigner;
+  names: LiveNames;
+  periodMs?: number;
+  now?: () => number;
+  onLoad?: (ok: boolean, error?: unknown) => void;
+  onRead?: (purpose: DatabaseReadPurpose) => void;
+  onNamesLoaded?: (count: number, ms: number) => void;
+}
+
+export class ChangeFeed {
+  private readonly cursor = new FeedCursor();
+  private readonly now: () => number;
+  /** Edge time at the start of the last successful read. */
+  private lastReadAt = -Infinity;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private reading: Promise<void> | null = null;
+  private loadingNames: Promise<void> | null = null;
+
+  constructor(private readonly opts: ChangeFeedOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Since when cached entries not dropped are known current. */
+  readonly freshSince = (): number => this.lastReadAt;
+
+  /** Whether the last successful read is recent enough to trust LiveNames. */
+  healthy(): boolean {
+    return this.now() - this.lastReadAt < FEED_STALE_MS;
+  }
+
+  /** True when the name certainly has no live domain: LiveNames is loaded, the feed current, and the name's hash absent. */
+  readonly certainlyUnknown = (hostname: string): boolean => this.opts.names.ready && this.healthy() && !this.opts.names.mightBeLive(hostname);
+
+  /** The first read; later reads follow each other, one period apart. */
+  start(): Promise<void> {
+    return this.tick();
+  }
+
+  /** No more reads; resolves once the one under way (and a load of LiveNames) has ended, before the store closes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.all([this.reading, this.loadingNames]);
+  }
+
+  /** One read and what it drops; the next one is scheduled when it ends, whatever its outcome. */
+  tick(): Promise<void> {
+    this.reading = this.read().finally(() => {
+      this.reading = null;
+    });
+    return this.reading;
+  }
+
+  private async read(): Promise<void> {
+    const started = this.now();
+    try {
+      this.opts.onRead?.('feed');
+      const read = await this.opts.store.run((r) => r.edgeReads.changesSince(this.cursor.since));
+      this.apply(this.cursor.accept(read));
+      this.lastReadAt = started;
+      this.opts.onLoad?.(true);
+      if (!this.stopped && (!this.opts.names.ready || this.opts.names.stale)) this.loadNames();
+    } catch (err) {
+      this.opts.onLoad?.(false, err);
+    } finally {
+      if (!this.stopped) {
+        this.timer = setTimeout(() => void this.tick(), this.opts.periodMs ?? FEED_PERIOD_MS);
+        this.timer.unref();
+      }
+    }
+  }
+
+  private apply(changes: EdgeChange[]): void {
+    if (changes.length === 0) return;
+    const { hostnames, certificates, applications, keys, live } = affected(changes);
+    const { routes, names, signer } = this.opts;
+    for (const [hostname, isLive] of live) names.set(hostname, isLive);
+    for (const hostname of hostnames) {
+      routes.invalidate(hostname);
+      this.opts.certificates.invalidate(hostname);
+    }
+    for (const hostname of certificates) this.opts.certificates.invalidate(hostname);
+    if (applications.size > 0) routes.invalidateWhere((route) => route.kind === 'domain' && applications.has(route.application.id));
+    for (const applicationId of keys) signer.keysChanged(applicationId);
+  }
+
+  /** Loads LiveNames once the cursor has its position (a name created meanwhile comes by the feed). */
+  private loadNames(): void {
+    if (this.loadingNames) return;
+    const started = this.now();
+    this.loadingNames = this.opts.names
+      .load((after, limit) => {
+        this.opts.onRead?.('names');
+        return this.opts.store.run((r) => r.edgeReads.liveHostnames(after, limit));
+      })
+      .then(
+        () => this.opts.onNamesLoaded?.(this.opts.names.size, this.now() - started),
+        (err: unknown) => this.opts.onLoad?.(false, err),
+      )
+      .finally(() => {
+        this.loadingNames = null;
+      });
+  }
+}
