@@ -1,8 +1,10 @@
 import {
   FREE_LEASE,
   HOUSEKEEPING_BATCH_ROWS,
+  HOUSEKEEPING_GROUPS,
   HOUSEKEEPING_TABLES,
   isLastBatch,
+  pauseAfterStatement,
   leaseDecision,
   leaseText,
   parseLease,
@@ -46,6 +48,18 @@ describe('batches', () => {
     expect(isLastBatch(1000)).toBe(false);
     expect(isLastBatch(999)).toBe(true);
     expect(isLastBatch(0)).toBe(true);
+  });
+
+  it('pauses after a statement in proportion to its duration, within bounds', () => {
+    expect(pauseAfterStatement(40)).toBe(160);
+    expect(pauseAfterStatement(40, 0)).toBe(0);
+    expect(pauseAfterStatement(5000)).toBe(1000);
+    expect(pauseAfterStatement(-1)).toBe(0);
+  });
+
+  it('goes through every table once, in groups that keep their order', () => {
+    expect(HOUSEKEEPING_GROUPS.flat()).toEqual([...HOUSEKEEPING_TABLES]);
+    expect(HOUSEKEEPING_GROUPS.filter((group) => group.length > 1)).toEqual([['webhook_attempts', 'webhook_deliveries']]);
   });
 
   it('prunes rows that point at a row before that row', () => {

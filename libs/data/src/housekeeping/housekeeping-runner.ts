@@ -1,15 +1,19 @@
 // Housekeeping (DECISIONS §9): every HOUSEKEEPING_INTERVAL, the one runner
-// holding the lease deletes what is past retention, table by table, in
-// batches of at most HOUSEKEEPING_BATCH_ROWS rows per statement, each
-// statement its own short transaction, until a batch comes back short.
+// holding the lease deletes what is past retention, group by group of tables
+// (HOUSEKEEPING_GROUPS), in batches of at most HOUSEKEEPING_BATCH_ROWS rows
+// per statement, each statement its own short transaction followed by a pause
+// in proportion to it, until a round of the group comes back short.
 // The API process runs it (and so the all-in-one one).
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   errorMessage,
+  HOUSEKEEPING_GROUPS,
   HOUSEKEEPING_LEASE_MS,
   HOUSEKEEPING_TABLES,
   isLastBatch,
+  pauseAfterStatement,
   retentionCutoffs,
   type HousekeepingSettings,
   type HousekeepingSkip,
@@ -64,6 +68,8 @@ export interface HousekeepingOptions {
   onRun?: (report: HousekeepingReport) => void;
   /** Awaited after each delete statement. */
   onStatement?: (event: PruneStatementEvent) => void | Promise<void>;
+  /** The pause after each statement, in multiples of its duration (default HOUSEKEEPING_PAUSE_FACTOR; 0: none). */
+  pauseFactor?: number;
 }
 
 export interface Housekeeping {
@@ -71,6 +77,14 @@ export interface Housekeeping {
   runOnce(): Promise<HousekeepingReport>;
   /** No new tick; a run in progress stops after its current statement and gives the lease back. */
   stop(): Promise<void>;
+}
+
+/** A table's delete statement failed: the run goes on with the next group. */
+class TablePruneError extends Error {
+  constructor(readonly table: HousekeepingTable, cause: unknown) {
+    super(`${table}: ${errorMessage(cause)}`, { cause });
+    this.name = 'TablePruneError';
+  }
 }
 
 /** The lease of a run in progress, renewed as the run goes. */
@@ -92,22 +106,38 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
   let stopping = false;
   let chain: Promise<unknown> = Promise.resolve();
 
-  /** Deletes batch after batch of `table` until one comes back short. */
-  async function pruneTable(table: HousekeepingTable, cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<void> {
+  /** One batch of `table`; the rows it deleted. */
+  async function pruneBatch(table: HousekeepingTable, cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<number> {
+    const startedAt = performance.now();
+    const rows = await store.run((r) => r.housekeeping.prune(table, cutoffs));
+    const endedAt = performance.now();
+    deleted[table] += rows;
+    await opts.onStatement?.({ table, deleted: rows, startedAt, endedAt });
+    // Room for the service's own writes between two deletes (libs/core HOUSEKEEPING_PAUSE_FACTOR).
+    const pause = pauseAfterStatement(endedAt - startedAt, opts.pauseFactor);
+    if (pause > 0 && !stopping) await sleep(pause);
+    // Renewed a few times per lease, not at every batch: a run of many batches must not lose it.
+    const at = now();
+    if (at.getTime() - lease.renewedAt >= leaseMs / 5) {
+      lease.claim = await keeper.renew(lease.claim, at);
+      lease.renewedAt = at.getTime();
+    }
+    return rows;
+  }
+
+  /** Rounds of one batch per table of the group until a round where every batch comes back short. */
+  async function pruneGroup(group: readonly HousekeepingTable[], cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<void> {
     for (;;) {
-      if (stopping) return;
-      const startedAt = performance.now();
-      const rows = await store.run((r) => r.housekeeping.prune(table, cutoffs));
-      const endedAt = performance.now();
-      deleted[table] += rows;
-      await opts.onStatement?.({ table, deleted: rows, startedAt, endedAt });
-      // Renewed a few times per lease, not at every batch: a run of many batches must not lose it.
-      const at = now();
-      if (at.getTime() - lease.renewedAt >= leaseMs / 5) {
-        lease.claim = await keeper.renew(lease.claim, at);
-        lease.renewedAt = at.getTime();
+      let more = false;
+      for (const table of group) {
+        if (stopping) return;
+        try {
+          if (!isLastBatch(await pruneBatch(table, cutoffs, deleted, lease))) more = true;
+        } catch (error) {
+          throw error instanceof LeaseLostError ? error : new TablePruneError(table, error);
+        }
       }
-      if (isLastBatch(rows)) return;
+      if (!more) return;
     }
   }
 
@@ -125,16 +155,17 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
     // A table that fails does not keep the others from being pruned; a lost lease ends the run.
     const failed: Partial<Record<HousekeepingTable | 'lease', string>> = {};
     let lost = false;
-    for (const table of HOUSEKEEPING_TABLES) {
+    for (const group of HOUSEKEEPING_GROUPS) {
       try {
-        await pruneTable(table, cutoffs, deleted, lease);
+        await pruneGroup(group, cutoffs, deleted, lease);
       } catch (error) {
         if (error instanceof LeaseLostError) {
           failed.lease = error.message;
           lost = true;
           break;
         }
-        failed[table] = errorMessage(error);
+        if (error instanceof TablePruneError) failed[error.table] = errorMessage(error.cause);
+        else throw error;
       }
     }
     let outcome: HousekeepingOutcome = Object.keys(failed).length > 0 ? 'failure' : stopping ? 'stopped' : 'success';

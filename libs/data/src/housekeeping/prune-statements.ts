@@ -23,6 +23,14 @@ const FINISHED_DELIVERY = (d: string) =>
   `${d}.state IN ('delivered', 'abandoned') AND ${d}.created_at < :before
    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries r WHERE r.replay_of = ${d}.id)`;
 
+/**
+ * The oldest batch of finished deliveries past retention (the partial index on
+ * created_at): their attempts go first, then, in the next statement, those
+ * deliveries that have none left (HOUSEKEEPING_GROUPS).
+ */
+const OLDEST_FINISHED_DELIVERIES = `SELECT d.id FROM webhook_deliveries d WHERE ${FINISHED_DELIVERY('d')}
+  ORDER BY d.created_at LIMIT ${HOUSEKEEPING_BATCH_ROWS}`;
+
 const DELETED_DOMAIN = 'SELECT d.id FROM domains d WHERE d.deleted_at < :before';
 
 const PRUNES: Record<HousekeepingTable, Prune> = {
@@ -32,11 +40,14 @@ const PRUNES: Record<HousekeepingTable, Prune> = {
     params: (c) => ({ before: c.outboxPublishedBefore }),
   },
   webhook_attempts: {
-    where: `delivery_id IN (SELECT d.id FROM webhook_deliveries d WHERE ${FINISHED_DELIVERY('d')})`,
+    where: `delivery_id IN (${OLDEST_FINISHED_DELIVERIES})`,
     params: (c) => ({ before: c.deliveriesCreatedBefore }),
   },
+  // The same window, so that no batch reads past it (a short batch would otherwise read every delivery
+  // still waiting for its attempts to go); never a delete that cascades to attempts.
   webhook_deliveries: {
-    where: FINISHED_DELIVERY('webhook_deliveries'),
+    where: `id IN (${OLDEST_FINISHED_DELIVERIES})
+      AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)`,
     params: (c) => ({ before: c.deliveriesCreatedBefore }),
   },
   domain_checks: {
