@@ -2,6 +2,7 @@
 // (changed_at written by the database, only when something served changes),
 // live hostnames by page and ACME tokens in batches.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApplicationRow, EdgeChange } from '@cds/data';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
 
@@ -24,6 +25,14 @@ describe('edge reads repository', () => {
   }
 
   const changes = (since: Date | null) => ctx.store.run((r) => r.edgeReads.changesSince(since));
+  /**
+   * Until the database's clock is past `t`: a write in the same millisecond as a read (SQLite's
+   * clock has milliseconds) would count as at the read, not after it. The edges' cursor reads
+   * 10 s back, so they never depend on this; these exact-cursor tests do.
+   */
+  const clockPast = async (t: Date) => {
+    while ((await changes(null)).readAt.getTime() <= t.getTime()) await sleep(1);
+  };
   const keysOf = (list: EdgeChange[]) => list.map((c) => `${c.kind}:${c.key}${c.live === undefined ? '' : c.live ? ':live' : ':gone'}`).sort();
 
   it('reads a live domain with its application (status included) and active origin in one query', async () => {
@@ -43,6 +52,7 @@ describe('edge reads repository', () => {
     const first = await changes(null);
     expect(first.changes).toEqual([]);
     const since = first.readAt;
+    await clockPast(since);
     const app = await newApplication();
     const domain = aDomain(app.id, { status: 'pending_dns' });
     await ctx.store.run((r) => r.domains.insert(domain, checksFor(domain.id)));
@@ -52,6 +62,7 @@ describe('edge reads repository', () => {
 
     // A write that changes nothing served (the next check's time) is not fed; a status change is, whoever's clock wrote updated_at.
     const quiet = created.readAt;
+    await clockPast(quiet);
     await ctx.store.run((r) => r.domains.update(app.id, domain.id, { nextCheckAt: new Date() }));
     await ctx.store.run((r) => r.applications.update(app.id, { name: 'Renamed' }));
     expect((await changes(quiet)).changes).toEqual([]);
@@ -71,6 +82,7 @@ describe('edge reads repository', () => {
     const domain = aDomain(app.id);
     await ctx.store.run((r) => r.domains.insert(domain, checksFor(domain.id)));
     const since = (await changes(null)).readAt;
+    await clockPast(since);
     await ctx.store.run((r) => r.domains.markDeleted(app.id, domain.id, new Date()));
     expect(keysOf((await changes(since)).changes)).toEqual([`domain:${domain.hostname}:gone`]);
     const again = aDomain(app.id, { hostname: domain.hostname });
