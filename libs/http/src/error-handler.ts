@@ -1,6 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, validationError, type ErrorCode } from '@cds/core';
 import type { Logger } from 'winston';
+import { isDatabaseUnavailable } from './database-unavailable';
+
+/** Seconds a client waits before retrying while the database cannot be reached (a restart takes a few). */
+export const DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** The contract's error envelope. */
 export function errorBody(err: AppError): { error: { code: string; message: string; details: Record<string, unknown> } } {
@@ -33,9 +37,18 @@ function undecodablePathError(path: string): AppError {
   return new AppError(code, code === 'not_found' ? 'No such endpoint.' : 'No such resource: its id is not valid percent-encoding.');
 }
 
-/** Turns body-parser and router failures into contract errors; anything else unexpected becomes a logged 500. */
+/**
+ * Turns body-parser and router failures into contract errors, and a database
+ * that cannot be reached into 503 service_unavailable with Retry-After;
+ * anything else unexpected becomes a logged 500.
+ */
 function toAppError(err: unknown, path: string): AppError | null {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('service_unavailable', 'The database cannot be reached right now; retry the request shortly.', {}, {
+      'Retry-After': String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+    });
+  }
   // The router could not percent-decode a path parameter.
   if (err instanceof URIError && (err as { status?: unknown }).status === 400) return undecodablePathError(path);
   const e = err as { type?: unknown; status?: unknown; expose?: unknown } | null;
@@ -61,6 +74,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appError) {
+      if (appError.code === 'service_unavailable' && !(err instanceof AppError)) {
+        logger.warn('database unavailable', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
+      }
       for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
       res.status(appError.status).json(errorBody(appError));
       return;

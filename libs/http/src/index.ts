@@ -1,4 +1,5 @@
 export * from './error-handler';
+export * from './database-unavailable';
 export * from './request-id';
 export * from './json-body';
 export * from './client-address';

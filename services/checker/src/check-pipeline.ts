@@ -18,6 +18,7 @@ import { CheckLanes } from './check-lanes';
 import { countAcmeOrder, countBudgetRefusal, countChecks, timedCheck } from './checker-metrics';
 import type { DnsLookups } from './dns-lookups';
 import { loadOriginContext, observeOrigin, type OriginContext, type OriginProbeSettings } from './observe-origin';
+import { keepTrying } from './keep-trying';
 import { recordStep, type Schedule, type Step } from './run-step';
 
 export interface PipelineOptions {
@@ -44,6 +45,12 @@ export interface PipelineOptions {
   seenCertificates?: ExpiryTracker;
 }
 
+/**
+ * How long the step carrying a newly issued certificate is tried again while
+ * the database cannot be reached; the lease heartbeat keeps the domain
+ * meanwhile (a lease lost on the way makes the write a no-op).
+ */
+const ISSUED_WRITE_RETRY_MS = 60_000;
 /** Steps written together (one statement on PostgreSQL, one transaction on SQLite) at most. */
 const MAX_RECORD_BATCH = 200;
 /** Certificates waiting to be issued: renewals go first (DECISIONS §10), then the applications' first certificates in turn. */
@@ -222,7 +229,17 @@ export class CheckPipeline {
         domain, checkCount: item.checkCount, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt, now: opts.now(),
         counted: false, continuesUntil: null, checkBy, issued, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
       });
-      await this.recorder.add(step.record);
+      if (issued) {
+        // The new certificate is only in memory until this write: it is tried again while the database is away for a moment.
+        await keepTrying(() => this.recorder.add(step.record), {
+          forMs: ISSUED_WRITE_RETRY_MS,
+          onRetry: (err, attempt, delayMs) => opts.logger.warn('the issued certificate could not be stored yet; trying again', {
+            domain_id: domain.id, hostname: domain.hostname, attempt, delay_ms: delayMs, error: errorMessage(err),
+          }),
+        });
+      } else {
+        await this.recorder.add(step.record);
+      }
       this.held.delete(domain.id);
     } catch (err) {
       await this.giveBack([domain.id], err);

@@ -32,8 +32,10 @@ function operationOf(spec: RouteSpec): JsonObject {
   const bodyErrors: RouteSpec['responses'] = spec.body
     ? { 413: { description: 'payload_too_large: body over 64 KiB', schema: errorEnvelope }, 422: { description: 'validation_error', schema: errorEnvelope } }
     : {};
+  // Every authenticated route needs the database: while it cannot be reached the answer is 503 with Retry-After.
+  const unavailable: RouteSpec['responses'] = spec.security === 'none' ? {} : { 503: { description: 'service_unavailable: the database cannot be reached right now; retry after Retry-After seconds', schema: errorEnvelope } };
   const responses = Object.fromEntries(
-    Object.entries({ ...bodyErrors, ...spec.responses }).map(([status, r]) => [
+    Object.entries({ ...bodyErrors, ...unavailable, ...spec.responses }).map(([status, r]) => [
       status,
       {
         description: r.description,
