@@ -9,6 +9,7 @@ help:
 	@echo "make run    start the all-in-one service (SQLite, in-process bus)"
 	@echo "make test   build, lint and run every test (PostgreSQL, SQLite, RabbitMQ)"
 	@echo "make bench  run the benchmarks under test/bench"
+	@echo "make test-system  the split-mode deployment under faults (SYSTEM_SEED=<n> replays a run)"
 
 # npm 11 set to omit resolved URLs writes lock files without other platforms'
 # optional packages, which `npm ci` then refuses; `npm install` from the same
@@ -68,6 +69,13 @@ bench: bench-edge
 bench-edge: build services
 	bash test/bench/edge/run.sh
 
+# Housekeeping of a million-row backlog under POST /v1/domains load (docs/benchmarks.md).
+.PHONY: bench-housekeeping
+bench: bench-housekeeping
+
+bench-housekeeping: build services
+	bash test/bench/housekeeping/run.sh
+
 # The edge's database reads under random-name floods and many hot hostnames (docs/benchmarks.md).
 .PHONY: bench-edge-names
 bench: bench-edge-names
@@ -75,9 +83,9 @@ bench: bench-edge-names
 bench-edge-names: build services
 	bash test/bench/edge/names.sh
 
-# Housekeeping of a million-row backlog under POST /v1/domains load (docs/benchmarks.md).
-.PHONY: bench-housekeeping
-bench: bench-housekeeping
+# The whole split-mode deployment under faults, from the built output (docs/reliability.md).
+# SYSTEM_SEED=<n> replays a run's workload and fault schedule; not part of `make test`.
+.PHONY: test-system
 
-bench-housekeeping: build services
-	bash test/bench/housekeeping/run.sh
+test-system: build services
+	npx jest --selectProjects system --runInBand

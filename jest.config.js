@@ -1,6 +1,7 @@
-// Three projects: pure unit tests beside the code, integration tests that talk
+// Four projects: pure unit tests beside the code, integration tests that talk
 // to real PostgreSQL/SQLite/RabbitMQ (run once per database by the Makefile),
-// and soak tests that run for minutes beside the serial integration runs.
+// soak tests that run for minutes beside the serial integration runs, and the
+// system test of the whole split-mode deployment under faults.
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
@@ -18,5 +19,7 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/clients/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'soak', testMatch: ['<rootDir>/test/soak/**/*.test.ts'] },
+    // The whole deployment under faults (make test-system); not part of make test.
+    { ...common, displayName: 'system', testMatch: ['<rootDir>/test/system/**/*.test.ts'] },
   ],
 };

@@ -24,6 +24,8 @@ export interface PrivatePostgres {
   stop(mode?: 'immediate' | 'fast'): Promise<void>;
   /** Starts it again on the same port and data; `tcp: false`: on the socket only, so TCP clients are still refused. */
   start(opts?: { tcp?: boolean }): Promise<void>;
+  /** `pg_ctl restart -m <mode>` (the options of the last start are kept): with `immediate`, a crash and a recovery. */
+  restart(mode?: 'immediate' | 'fast'): Promise<void>;
   /** Stops it (if running) and removes its directory. Safe to call more than once. */
   remove(): Promise<void>;
 }
@@ -39,7 +41,8 @@ function ownerIds(): { uid: number; gid: number } | null {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** `port`: the port to listen on (default: a free one). */
+export async function startPrivatePostgres(opts: { port?: number } = {}): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'cds-soak-pg-'));
   const dataDir = join(dir, 'data');
   const socketDir = join(dir, 'socket');
@@ -47,7 +50,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   mkdirSync(socketDir);
   const owner = ownerIds();
   if (owner) for (const path of [dir, socketDir]) chownSync(path, owner.uid, owner.gid);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
 
   const pgCtl = (args: string[], timeoutMs = 90_000) => {
     const [command, argv] = asOwner(join(BIN, 'pg_ctl'), args);
@@ -76,6 +79,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     },
     async stop(mode = 'immediate') {
       await pgCtl(['-D', dataDir, '-m', mode, '-w', '-t', '60', 'stop']);
+    },
+    async restart(mode = 'immediate') {
+      // The server's output goes to the log file: pg_ctl would otherwise hand it our pipe and never be done.
+      await pgCtl(['-D', dataDir, '-l', logFile, '-m', mode, '-w', '-t', '60', 'restart']);
     },
     async remove() {
       if (removed) return;
