@@ -2,6 +2,8 @@
 // test/tools/helm-render (Go text/template + sprig, built from Debian's Go
 // packages), `kubectl kustomize`, and test/tools/k8s-validate (kubernetes-models).
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -77,7 +79,12 @@ export function yamlDocuments<T>(yaml: string): T[] {
 
 /** Schema problems of each object (empty when all are valid Kubernetes or Prometheus Operator objects). */
 export function validateObjects(objects: readonly K8sObject[]): string[] {
-  const result = spawnSync('node', [VALIDATE], { input: JSON.stringify(objects), encoding: 'utf8', cwd: ROOT });
+  // Through a file: a piped stdin read at once fails now and then with EAGAIN on a busy machine.
+  const dir = mkdtempSync(path.join(tmpdir(), 'k8s-validate-'));
+  const file = path.join(dir, 'objects.json');
+  writeFileSync(file, JSON.stringify(objects));
+  const result = spawnSync('node', [VALIDATE, file], { encoding: 'utf8', cwd: ROOT });
+  rmSync(dir, { recursive: true, force: true });
   const lines = result.stdout.trim().split('\n');
   const problems = lines.slice(0, -1);
   if (result.status !== 0 && problems.length === 0) return [`validator failed: ${result.stderr || result.stdout}`];

