@@ -1,6 +1,6 @@
 // Two real edge-proxy processes (split mode) over one database and RabbitMQ:
 // proxied-request limits shared by both, the control plane on /readyz, a
-// replaced certificate reaching both by the fan-out, a revoked assertion key
+// replaced certificate reaching both within 5 s, a revoked assertion key
 // dropped by both within 2 s, one fair-use mail, a graceful SIGTERM, and
 // traffic rows that hold every forwarded request exactly once. Split mode needs a database both processes share, which
 // is PostgreSQL only (DECISIONS §1): like checker-kill.test.ts, this file uses
@@ -191,7 +191,7 @@ it('proxied_requests_per_minute = 30: of 45 requests alternating between the edg
   expect([await rejections(0, 'proxied_requests_per_minute'), await rejections(1, 'proxied_requests_per_minute')]).toEqual(refused);
 });
 
-it('a replaced certificate reaches both edges by the domain.changed fan-out: new handshakes present it within 5 s', async () => {
+it('a replaced certificate reaches both edges (domain.changed fan-out and change feed): new handshakes present it within 5 s', async () => {
   const app = await addApplication({});
   const stored = await store.run((r) => r.certificates.find(app.hostname));
   const before = new X509Certificate(stored?.pemChain ?? '').fingerprint256;
@@ -199,9 +199,8 @@ it('a replaced certificate reaches both edges by the domain.changed fan-out: new
 
   const after = await replaceCertificate(app);
   expect(after).not.toBe(before);
-  // Without the message both keep showing the cached certificate (reloaded on their own only after 30 s).
-  expect([await presentedCertificate(0, app.hostname), await presentedCertificate(1, app.hostname)]).toEqual([before, before]);
-
+  // The change feed also carries the new certificate within about a second, so
+  // which path arrives first is a race; both must keep the 5-second rule.
   await bus?.publish('domain.changed', { domain_id: app.domainId, hostname: app.hostname, application_id: app.id, change: 'certificate' });
   const published = Date.now();
   const took = await Promise.all([0, 1].map(async (i) => {
