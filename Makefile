@@ -84,7 +84,7 @@ bench-edge-names: build services
 	bash test/bench/edge/names.sh
 
 # The whole split-mode deployment under faults, from the built output (docs/reliability.md).
-# SYSTEM_SEED=<n> replays a run's workload and fault schedule; not part of `make test`.
+# SYSTEM_SEED=<n> replays a run's workload and fault schedule; `make test` runs it too.
 .PHONY: test-system
 
 test-system: build services

@@ -19,7 +19,7 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/clients/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'soak', testMatch: ['<rootDir>/test/soak/**/*.test.ts'] },
-    // The whole deployment under faults (make test-system); not part of make test.
+    // The whole deployment under faults (make test-system; make test runs it after the integration suites).
     { ...common, displayName: 'system', testMatch: ['<rootDir>/test/system/**/*.test.ts'] },
   ],
 };
