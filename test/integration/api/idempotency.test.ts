@@ -1,6 +1,7 @@
 // Idempotency-Key on POST /v1/domains: replays, reuse with another body, stored
 // refusals, header validation, per-application scope and concurrent twins.
 import { randomBytes } from 'node:crypto';
+import type { IdempotencyRow } from '@cds/data';
 import { expectError, expectValidationError, startTestApi, type Answer, type TestApi } from '../../support/api-harness';
 
 const UNLIMITED = { api_requests_per_minute: 100_000, live_domains: 1000 };
@@ -157,5 +158,42 @@ describe('Idempotency-Key', () => {
     const res = await create(body, k, appKey);
     expect(res.status).toBe(201);
     expectReplayOf(await create(body, k, appKey), res, 200);
+  });
+});
+
+describe('Idempotency-Key whose request died after its domain was committed', () => {
+  let shiftMs = 0;
+  let clocked: TestApi;
+  beforeAll(async () => {
+    clocked = await startTestApi({}, { now: () => new Date(Date.now() + shiftMs) });
+  });
+  afterAll(() => clocked?.close());
+
+  it('is taken over after a minute by replaying the committed domain (200), not by creating it again', async () => {
+    const { slug, key: appKey } = await clocked.createApplication(undefined, UNLIMITED);
+    const app = await clocked.store.run((r) => r.applications.findLiveBySlug(slug));
+    const applicationId = (app as { id: string }).id;
+    const k = newKey();
+    const body = { hostname: 'died-after-commit.example.com', reference: 'ws' };
+    const send = () => clocked.request('POST', '/v1/domains', { token: appKey, body, headers: { 'Idempotency-Key': k } });
+    const first = await send();
+    expect(first.status).toBe(201);
+
+    // What a process killed between the domain's commit and the key's completion leaves: the key still in progress.
+    const row = await clocked.store.run((r) => r.idempotency.find(applicationId, k));
+    expect(row?.state).toBe('completed');
+    await clocked.store.run(async (r) => {
+      await r.idempotency.delete(applicationId, k);
+      await r.idempotency.tryInsert({ ...(row as IdempotencyRow), state: 'in_progress', responseStatus: null, responseBody: null });
+    });
+    expectError(await send(), 409, 'idempotency_request_in_progress');
+
+    shiftMs = 61_000;
+    const takenOver = await send();
+    expectReplayOf(takenOver, first, 200);
+    expect((await clocked.store.run((r) => r.idempotency.find(applicationId, k)))?.state).toBe('completed');
+    expectReplayOf(await send(), first, 200);
+    const page = await clocked.request('GET', '/v1/domains?include_deleted=true', { token: appKey });
+    expect((page.body.items as Array<{ hostname: string }>).filter((d) => d.hostname === body.hostname)).toHaveLength(1);
   });
 });

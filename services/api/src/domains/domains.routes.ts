@@ -6,7 +6,7 @@ import { pathParam, type Route } from '../shared/mount';
 import { deleteDomain } from './delete-domain';
 import { createDomainBody, domainPage, domainResource, getDomainQuery, idempotencyHeaders, listDomainsQuery } from './domains.schema';
 import { withIdempotency } from './idempotency';
-import { getDomain, listDomains } from './read-domains';
+import { findDomain, getDomain, listDomains } from './read-domains';
 import { recheckDomain } from './recheck-domain';
 import { registerDomain } from './register-domain';
 
@@ -36,9 +36,10 @@ export function domainRoutes(ctx: UseCaseContext, prefix = '/v1'): Route[] {
       },
       handler: async (req, res, { headers }) => {
         const { application } = principalOf(req);
-        const outcome = await withIdempotency(ctx, application.id, headers['idempotency-key'] as string | undefined, req.body, () =>
-          registerDomain(ctx, application, req.body),
-        );
+        const outcome = await withIdempotency(ctx, application.id, headers['idempotency-key'] as string | undefined, req.body, {
+          create: (id) => registerDomain(ctx, application, req.body, id),
+          find: (id) => findDomain(ctx, application, id),
+        });
         if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
         res.status(outcome.status).json(outcome.body);
       },

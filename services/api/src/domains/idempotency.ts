@@ -1,10 +1,30 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, requestHash } from '@cds/core';
 import { errorBody } from '@cds/http';
+import { v5 as uuidv5 } from 'uuid';
 import type { UseCaseContext } from '../shared/context';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** A twin still "in progress" after this long died with its process: its key may be taken over. */
 const ABANDONED_AFTER_MS = 60_000;
+
+/** Namespace of the resource ids derived from a claimed key (UUID version 5). */
+const CLAIM_NAMESPACE = '6f1c2e0a-4b7d-5e8f-9a3b-2c1d0e4f5a6b';
+
+/**
+ * The id the request holding a claim creates its resource under: derived from
+ * the claim, so a request taking over an abandoned claim can tell whether the
+ * dead one got as far as committing its resource.
+ */
+export function claimedResourceId(applicationId: string, key: string, claimedAt: Date): string {
+  return uuidv5(`${applicationId}\n${key}\n${claimedAt.toISOString()}`, CLAIM_NAMESPACE);
+}
+
+/** The guarded create: `create` makes the resource under the id given, `find` reads it back by that id (null when absent). */
+export interface IdempotentCreate {
+  create: (id: string) => Promise<unknown>;
+  find: (id: string) => Promise<unknown>;
+}
 
 export interface Outcome {
   status: number;
@@ -28,9 +48,9 @@ export async function withIdempotency(
   applicationId: string,
   key: string | undefined,
   body: unknown,
-  create: () => Promise<unknown>,
+  { create, find }: IdempotentCreate,
 ): Promise<Outcome> {
-  if (key === undefined) return { status: 201, body: await create(), replayed: false };
+  if (key === undefined) return { status: 201, body: await create(randomUUID()), replayed: false };
 
   const hash = requestHash(body ?? null);
   const now = ctx.now();
@@ -45,6 +65,12 @@ export async function withIdempotency(
   if (!inserted) {
     const twin = await ctx.store.run((r) => r.idempotency.find(applicationId, key));
     if (twin?.state === 'in_progress' && now.getTime() - twin.createdAt.getTime() > ABANDONED_AFTER_MS) {
+      // When the process died between committing the resource and completing the key, finish its work instead of creating again.
+      const created = twin.requestHash === hash ? await find(claimedResourceId(applicationId, key, twin.createdAt)) : null;
+      if (created !== null) {
+        await ctx.store.run((r) => r.idempotency.complete(applicationId, key, 201, JSON.stringify(created)));
+        return { status: 200, body: created, replayed: true };
+      }
       await ctx.store.run((r) => r.idempotency.delete(applicationId, key));
       inserted = await claim();
     }
@@ -62,7 +88,7 @@ export async function withIdempotency(
   }
 
   try {
-    const result = await create();
+    const result = await create(claimedResourceId(applicationId, key, now));
     await ctx.store.run((r) => r.idempotency.complete(applicationId, key, 201, JSON.stringify(result)));
     return { status: 201, body: result, replayed: false };
   } catch (err) {

@@ -29,6 +29,14 @@ export async function getDomain(ctx: UseCaseContext, application: ApplicationRow
   });
 }
 
+/** The application's domain with this id, deleted or not, or null. */
+export async function findDomain(ctx: UseCaseContext, application: ApplicationRow, id: string): Promise<DomainResource | null> {
+  return ctx.store.run(async (r) => {
+    const domain = await r.domains.find(application.id, id, true);
+    return domain ? ((await withChecks(r, [domain], ctx.edgeTarget))[0] ?? null) : null;
+  });
+}
+
 export async function listDomains(
   ctx: UseCaseContext,
   application: ApplicationRow,

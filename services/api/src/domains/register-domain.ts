@@ -33,7 +33,8 @@ async function enforceDeploymentLimit(r: Repositories, limit: number): Promise<v
   if (live >= limit) throw limitError('deployment', limit, live);
 }
 
-export async function registerDomain(ctx: UseCaseContext, application: ApplicationRow, body: unknown): Promise<DomainResource> {
+/** Registers the domain under `id` (a fresh UUID, or the one an Idempotency-Key's claim derives). */
+export async function registerDomain(ctx: UseCaseContext, application: ApplicationRow, body: unknown, id: string = randomUUID()): Promise<DomainResource> {
   const input = parseInput<CreateDomainBody>(createDomainBody.required(), body, 'body');
   const referenceLength = [...input.reference].length;
   if (referenceLength === 0 || referenceLength > MAX_REFERENCE) {
@@ -47,7 +48,7 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
 
   const now = ctx.now();
   const domain: DomainRow = {
-    id: randomUUID(),
+    id,
     applicationId: application.id,
     hostname,
     reference: input.reference,
