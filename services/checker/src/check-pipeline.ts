@@ -231,12 +231,14 @@ export class CheckPipeline {
       });
       if (issued) {
         // The new certificate is only in memory until this write: it is tried again while the database is away for a moment.
-        await keepTrying(() => this.recorder.add(step.record), {
+        const stored = await keepTrying(() => this.recorder.add(step.record), {
           forMs: ISSUED_WRITE_RETRY_MS,
           onRetry: (err, attempt, delayMs) => opts.logger.warn('the issued certificate could not be stored yet; trying again', {
             domain_id: domain.id, hostname: domain.hostname, attempt, delay_ms: delayMs, error: errorMessage(err),
           }),
         });
+        // The order was kept until now, so that a checker killed before this point carries it on.
+        if (stored) await opts.issuer.certificateStored?.(domain.hostname).catch((err: unknown) => opts.logger.warn('could not forget a stored certificate\'s order', { hostname: domain.hostname, error: errorMessage(err) }));
       } else {
         await this.recorder.add(step.record);
       }

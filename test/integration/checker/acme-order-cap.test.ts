@@ -94,7 +94,9 @@ test('the order beyond the hourly budget waits: the certificate check stays pend
 
 test('another checker with the shared account key finds the account instead of registering it again, and orders under it', async () => {
   const domain = await registerDomain(api, app.key, `shared-account.cap-${process.pid}.com`);
-  await publishRecords(dns, domain);
+  // Routing only: the edge answers HTTP-01, and the stack's checker never works on the hostname (ownership fails)
+  // beside this issuer, which holds no lease on the domain.
+  await publishRecords(dns, domain, { txt: false });
   const before = proxy.forwarded.length;
   const issued = await anotherIssuer().issue(domain.hostname, null, directApplication);
   expect(new X509Certificate(issued.pemChain).checkHost(domain.hostname)).toBe(domain.hostname);
@@ -103,7 +105,7 @@ test('another checker with the shared account key finds the account instead of r
 
 test('two first orders at once under an account the CA does not know yet register it once, and both are issued', async () => {
   const domains = await Promise.all(['first-a', 'first-b'].map((label) => registerDomain(api, app.key, `${label}.cap-${process.pid}.com`)));
-  for (const domain of domains) await publishRecords(dns, domain);
+  for (const domain of domains) await publishRecords(dns, domain, { txt: false });
   // A new account key, as on a new deployment; the stack's checker keeps the client it already made.
   const shared = await api.store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
   const fresh = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -11,11 +11,12 @@ import { LRUCache } from 'lru-cache';
 import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, type AcmeBudgetLimits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
-import { orderCertificate } from './acme-order';
+import { orderCertificate, resumableOrder } from './acme-order';
 import { AcmeOrderBudget } from './acme-order-budget';
 import { boundAcmeRequests } from './acme-transport';
 import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
 import { ariCertId, type RenewalWindow } from './renewal';
+import { SavedOrders } from './saved-orders';
 
 export const ACME_SETTINGS = { accountKeySealed: 'acme_account_key_sealed' } as const;
 
@@ -41,6 +42,8 @@ export interface AcmeIssuerOptions {
   orderBudget: AcmeBudgetLimits;
   /** Told when the CA refused a renewal's `replaces` and the order went ahead without it. */
   onReplacesRefused?: (hostname: string, err: unknown) => void;
+  /** Told when an order an earlier try placed is carried on instead of a new one (its state at the CA). */
+  onOrderResumed?: (hostname: string, status: string) => void;
   /** Told when a renewal window could not be fetched; the certificate goes by the 30-day rule until the next try. */
   onRenewalInfoFailed?: (certId: string, err: unknown) => void;
   now?: () => Date;
@@ -69,6 +72,7 @@ export class AcmeIssuer implements CertificateIssuer {
   readonly kind = 'acme' as const;
   private readonly now: () => Date;
   private readonly budget: AcmeOrderBudget;
+  private readonly savedOrders: SavedOrders;
   private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
   private client: Promise<acme.Client> | null = null;
   private directory: Promise<Directory> | null = null;
@@ -82,6 +86,7 @@ export class AcmeIssuer implements CertificateIssuer {
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
     this.budget = new AcmeOrderBudget(opts.store, opts.orderBudget, this.now);
+    this.savedOrders = new SavedOrders(opts.store, opts.encryptionKey, this.now);
     if (opts.dnsServers.length > 0) this.resolver.setServers([...opts.dnsServers]);
     // acme-client talks through one axios instance: the timeout and the bundle apply to it alone.
     boundAcmeRequests(acme.axios, ACME_REQUEST_TIMEOUT_MS);
@@ -96,23 +101,35 @@ export class AcmeIssuer implements CertificateIssuer {
     }
     await this.checkFailedValidations(hostname);
     const client = await this.account();
-    const [keyPem, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, await acme.crypto.createPrivateEcdsaKey('P-256'));
-    // The slot is taken last, just before the order goes: nothing that fails earlier spends one.
-    await this.budget.reserve(applicationId, replacing ? ACME_ORDER_KINDS.renewal : ACME_ORDER_KINDS.first);
+    // An order an earlier try placed and did not see stored (its checker killed, the database away) is carried on:
+    // a second order would have the CA issue the hostname a second certificate.
+    const saved = await this.savedOrders.find(hostname, replacing);
+    const resumed = saved ? await resumableOrder(client, saved.url) : null;
+    const keyPem = resumed && saved ? saved.keyPem : (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
+    const [, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, keyPem);
+    // The slot is taken last, just before the order goes: nothing that fails earlier spends one. A resumed order has its slot.
+    if (!resumed) await this.budget.reserve(applicationId, replacing ? ACME_ORDER_KINDS.renewal : ACME_ORDER_KINDS.first);
     const { store } = this.opts;
     try {
-      const chain = await orderCertificate(client, {
+      const request = {
         hostname, csr, replaces: await this.replaces(replacing),
-        saveChallenge: (token, keyAuthorization) => store.run((r) => r.acmeChallenges.save({ token, hostname, keyAuthorization, createdAt: this.now() })),
-        removeChallenge: (token) => store.run((r) => r.acmeChallenges.delete(token)),
-        onReplacesRefused: (err) => this.opts.onReplacesRefused?.(hostname, err),
-      });
+        saveChallenge: (token: string, keyAuthorization: string) => store.run((r) => r.acmeChallenges.save({ token, hostname, keyAuthorization, createdAt: this.now() })),
+        removeChallenge: (token: string) => store.run((r) => r.acmeChallenges.delete(token)),
+        onReplacesRefused: (err: unknown) => this.opts.onReplacesRefused?.(hostname, err),
+      };
+      if (resumed) this.opts.onOrderResumed?.(hostname, resumed.status);
+      const chain = await orderCertificate(client, request, resumed, (url) => this.savedOrders.save(hostname, replacing, url, keyPem));
       const info = acme.crypto.readCertificateInfo(chain);
-      return { pemChain: chain, keyPem: keyPem.toString(), notBefore: info.notBefore, notAfter: info.notAfter };
+      return { pemChain: chain, keyPem, notBefore: info.notBefore, notAfter: info.notAfter };
     } catch (err) {
       await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
       throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${errorMessage(err)}`);
     }
+  }
+
+  /** The certificate is in the database: its order need not be carried on any more. */
+  async certificateStored(hostname: string): Promise<void> {
+    await this.savedOrders.forget(hostname);
   }
 
   /** RFC 9773: a renewal names the certificate it replaces, when the CA offers ARI. */

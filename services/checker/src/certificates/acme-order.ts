@@ -16,14 +16,47 @@ export interface OrderRequest {
   onReplacesRefused?(err: unknown): void;
 }
 
-/** Places the order under the client's account, answers its challenge, finalizes it; the PEM chain, leaf first. */
-export async function orderCertificate(client: acme.Client, req: OrderRequest): Promise<string> {
-  const order = await placeOrder(client, req);
-  for (const authz of await client.getAuthorizations(order)) {
-    if (authz.status !== 'valid') await authorize(client, authz, req);
+/** Order states a checker can carry on from: the CA still has work to do, or the certificate to hand out. */
+const RESUMABLE: ReadonlySet<string> = new Set(['pending', 'ready', 'processing', 'valid']);
+
+/**
+ * The order at `url` as the CA has it now, when it can still give a
+ * certificate; null when it failed, expired or cannot be read (a new order is
+ * placed then).
+ */
+export async function resumableOrder(client: acme.Client, url: string): Promise<acme.Order | null> {
+  try {
+    const order = await client.getOrder({ url } as acme.Order);
+    return RESUMABLE.has(order.status) ? order : null;
+  } catch {
+    return null;
   }
-  const finalized = await client.finalizeOrder(order, req.csr);
-  return client.getCertificate(finalized);
+}
+
+/**
+ * Carries `existing` (an order an earlier try placed, see resumableOrder) to
+ * its end, or places a new one and tells `onPlaced` its URL; answers the
+ * challenges still open, finalizes, and returns the PEM chain, leaf first.
+ */
+export async function orderCertificate(
+  client: acme.Client,
+  req: OrderRequest,
+  existing: acme.Order | null = null,
+  onPlaced?: (orderUrl: string) => Promise<void>,
+): Promise<string> {
+  let order = existing;
+  if (!order) {
+    order = await placeOrder(client, req);
+    await onPlaced?.(order.url);
+  }
+  if (order.status === 'pending' || order.status === 'ready') {
+    for (const authz of await client.getAuthorizations(order)) {
+      if (authz.status !== 'valid') await authorize(client, authz, req);
+    }
+    order = await client.finalizeOrder(order, req.csr);
+  }
+  // Waits while the CA is still processing the order.
+  return client.getCertificate(order);
 }
 
 async function placeOrder(client: acme.Client, req: OrderRequest): Promise<acme.Order> {

@@ -31,6 +31,8 @@ export interface CertificateIssuer {
    * `applicationId`: the domain's application, whose ACME order budget the order uses.
    */
   issue(hostname: string, replacing: string | null, applicationId: string): Promise<IssuedCertificate>;
+  /** Told once a certificate `issue` gave is stored, so that nothing of its order is kept for a later try. */
+  certificateStored?(hostname: string): Promise<void>;
   /** The CA's suggested renewal window for a certificate it issued (ACME Renewal Information), when it offers one. */
   renewalWindow?(pemChain: string): Promise<RenewalWindow | null>;
 }
