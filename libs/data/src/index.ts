@@ -28,3 +28,4 @@ export { NestedUnitOfWorkError, UniqueViolation, UNIQUE_CONSTRAINTS, type Unique
 export { outboxSource } from './outbox-source';
 export { pendingDelivery, type PendingDeliveryFields } from './pending-delivery';
 export { windowOf } from './repositories/rate-counters.repository';
+export { isDatabaseUnavailable } from './database-unavailable';

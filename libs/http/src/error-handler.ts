@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, validationError, type ErrorCode } from '@cds/core';
+import { isDatabaseUnavailable } from '@cds/data';
 import type { Logger } from 'winston';
-import { isDatabaseUnavailable } from './database-unavailable';
 
 /** Seconds a client waits before retrying while the database cannot be reached (a restart takes a few). */
 export const DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;

@@ -1,5 +1,4 @@
 export * from './error-handler';
-export * from './database-unavailable';
 export * from './request-id';
 export * from './json-body';
 export * from './client-address';

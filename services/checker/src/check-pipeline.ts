@@ -7,7 +7,7 @@
 // outbox rows in one transaction, many domains per transaction (group
 // commit). A domain stays leased until its last step is written.
 import { errorMessage, CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, type CheckOutcome } from '@cds/core';
-import type { CertificateRow, CheckRunRecord, DataStore, LeasedDomain } from '@cds/data';
+import { isDatabaseUnavailable, type CertificateRow, type CheckRunRecord, type DataStore, type LeasedDomain } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { ExpiryTracker } from '@cds/metrics';
 import { planCertificate } from './certificate-plan';
@@ -233,6 +233,8 @@ export class CheckPipeline {
         // The new certificate is only in memory until this write: it is tried again while the database is away for a moment.
         const stored = await keepTrying(() => this.recorder.add(step.record), {
           forMs: ISSUED_WRITE_RETRY_MS,
+          // Only an unreachable database is worth waiting for; any other failure would fail the same way again.
+          retryIf: isDatabaseUnavailable,
           onRetry: (err, attempt, delayMs) => opts.logger.warn('the issued certificate could not be stored yet; trying again', {
             domain_id: domain.id, hostname: domain.hostname, attempt, delay_ms: delayMs, error: errorMessage(err),
           }),

@@ -30,6 +30,15 @@ describe('keepTrying', () => {
     expect(calls).toBe(3);
   });
 
+  it('throws at once a failure retryIf does not retry, and retries those it does', async () => {
+    let calls = 0;
+    await expect(keepTrying(async () => {
+      calls += 1;
+      throw new Error(calls === 1 ? 'connection refused' : 'constraint violated');
+    }, { forMs: 60_000, retryIf: (err) => (err as Error).message === 'connection refused', ...clock() })).rejects.toThrow('constraint violated');
+    expect(calls).toBe(2);
+  });
+
   it('gives up at once when told to stop', async () => {
     await expect(keepTrying(async () => {
       throw new Error('down');

@@ -13,6 +13,8 @@ export interface KeepTryingOptions {
   maxDelayMs?: number;
   /** Told of every failed try that will be tried again. */
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
+  /** Whether a failure is worth another try (default: every one); one that is not is thrown at once. */
+  retryIf?: (err: unknown) => boolean;
   /** Stop trying (throw the last error) when this says so, e.g. the process is stopping. */
   stopped?: () => boolean;
   now?: () => number;
@@ -29,7 +31,7 @@ export async function keepTrying<T>(work: () => Promise<T>, opts: KeepTryingOpti
       return await work();
     } catch (err) {
       const left = opts.forMs - (now() - started);
-      if (left <= 0 || opts.stopped?.()) throw err;
+      if (left <= 0 || opts.stopped?.() || (opts.retryIf && !opts.retryIf(err))) throw err;
       const pause = Math.min(delay, left);
       opts.onRetry?.(err, attempt, pause);
       await wait(pause);

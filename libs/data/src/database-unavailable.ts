@@ -1,7 +1,8 @@
 // Whether a failure means the database cannot be reached right now (stopped,
 // restarting, recovering, the connection cut) rather than that the request or
 // the code is wrong. The API answers those with 503 service_unavailable and
-// Retry-After instead of a 500: a client may retry the same request.
+// Retry-After instead of a 500 (a client may retry the same request), and the
+// checker tries a newly issued certificate's write again only for these.
 
 /** Socket-level codes of a connection that could not be made or was lost. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
