@@ -68,7 +68,7 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
       hostname, error: errorMessage(err),
     }),
-    onOrderResumed: (hostname, status) => logger.info('carrying on the order an earlier try placed instead of ordering again', { hostname, order_status: status }),
+    onOrderResumed: (hostname, status) => logger.warn('an earlier try was cut short after the CA accepted its order: carrying that order on instead of ordering again', { hostname, order_status: status }),
     onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed 30 days before expiry until the next try', {
       cert_id: certId, error: errorMessage(err),
     }),
