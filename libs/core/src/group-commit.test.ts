@@ -41,3 +41,28 @@ describe('GroupCommit', () => {
     expect(await batcher.add('c')).toBe('C');
   });
 });
+
+describe('GroupCommit that gathers', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('waits for `items` before a flush, no longer than `ms` after the oldest came', async () => {
+    jest.useFakeTimers();
+    const flushes: number[][] = [];
+    const batcher = new GroupCommit(async (items: number[]) => {
+      flushes.push(items);
+      return items;
+    }, 100, { items: 3, ms: 50 });
+    const first = [batcher.add(1), batcher.add(2)];
+    await jest.advanceTimersByTimeAsync(10);
+    expect(flushes).toEqual([]);
+    const full = batcher.add(3);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(await Promise.all([...first, full])).toEqual([1, 2, 3]);
+    const alone = batcher.add(4);
+    await jest.advanceTimersByTimeAsync(49);
+    expect(flushes).toEqual([[1, 2, 3]]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await alone).toBe(4);
+    expect(flushes).toEqual([[1, 2, 3], [4]]);
+  });
+});

@@ -8,8 +8,14 @@
 // What a step does is the pipeline's (check-pipeline.ts); nothing here does I/O.
 import { TurnQueue, type Turn } from './turn-queue';
 
-/** Domains leased ahead of the checks running, in multiples of the check lane's width (the checker leases a round at a time). */
-export const LEASE_AHEAD = 3;
+/** Domains leased ahead of the checks running, in multiples of the check lane's width. */
+export const LEASE_AHEAD = 5;
+/**
+ * The checker leases when this many rounds (check lane widths) are free, so
+ * each lease takes at least that many domains (a statement costs about as
+ * much for 30 as for 100) and two rounds stay queued.
+ */
+export const LEASE_ROUNDS = 3;
 /** While checks run, certificates start one at a time and at least this far apart. */
 export const ISSUE_SPACING_MS = 100;
 /** First steps waiting to be written before no more domains are leased. */
@@ -62,8 +68,8 @@ export class CheckLanes<C, I> {
   }
 
   /**
-   * How many more leased domains to take now: enough for three rounds of checks
-   * ahead, none while too many steps wait to be written or certificates to be
+   * How many more leased domains to take now: enough for LEASE_AHEAD rounds of
+   * checks ahead, none while too many steps wait to be written or certificates to be
    * issued.
    */
   capacity(): number {
@@ -92,9 +98,9 @@ export class CheckLanes<C, I> {
   /** A first step being written: it counts against leasing more, and stop waits for it. */
   addWrite(write: Promise<void>): void {
     this.writing += 1;
-    this.track(write.finally(() => {
+    this.track(write, () => {
       this.writing -= 1;
-    }));
+    });
   }
 
   /** Starts nothing more; answers the work not started, for the caller to give back. */
@@ -113,9 +119,9 @@ export class CheckLanes<C, I> {
     while (!this.stopping && this.checking < this.widths.checks && this.checksWaiting.length > 0) {
       const item = this.checksWaiting.shift() as C;
       this.checking += 1;
-      this.track(this.work.check(item).finally(() => {
+      this.track(this.work.check(item), () => {
         this.checking -= 1;
-      }));
+      });
     }
     while (!this.stopping && this.issuing < this.widths.certificates && this.issuesWaiting.length > 0) {
       // Checks go first: while they run, certificates go one at a time, spaced out.
@@ -127,9 +133,9 @@ export class CheckLanes<C, I> {
       const next = this.issuesWaiting.shift() as I;
       this.lastIssueAt = performance.now();
       this.issuing += 1;
-      this.track(this.work.issue(next).finally(() => {
+      this.track(this.work.issue(next), () => {
         this.issuing -= 1;
-      }));
+      });
     }
   }
 
@@ -142,12 +148,16 @@ export class CheckLanes<C, I> {
     }, ISSUE_SPACING_MS);
   }
 
-  private track(work: Promise<void>): void {
-    this.running.add(work);
-    void work.finally(() => {
-      this.running.delete(work);
-      this.pump();
-      if (!this.stopping) this.work.settled();
-    });
+  /** Runs `settle` when `work` settles, then starts what now has room (one reaction per item: thousands run a second). */
+  private track(work: Promise<void>, settle: () => void): void {
+    const tracked: Promise<void> = work.then(() => this.settle(tracked, settle), () => this.settle(tracked, settle));
+    this.running.add(tracked);
+  }
+
+  private settle(tracked: Promise<void>, settle: () => void): void {
+    settle();
+    this.running.delete(tracked);
+    this.pump();
+    if (!this.stopping) this.work.settled();
   }
 }

@@ -13,6 +13,7 @@ import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { CertificateIssuer } from './certificates/issuer';
 import { AcmeIssuer } from './certificates/acme-issuer';
 import { InternalCa } from './certificates/internal-ca';
+import { LEASE_ROUNDS } from './check-lanes';
 import { CheckPipeline } from './check-pipeline';
 import { initCheckerMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
@@ -123,15 +124,15 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   heartbeat.unref();
 
   // Leasing whenever a check finishes would lease a domain or two at a time:
-  // the scheduler waits until a round's worth of room is free.
-  const roomForARound = () => pipeline.capacity() >= concurrency;
+  // the scheduler waits until LEASE_ROUNDS rounds' worth of room is free.
+  const roomToLease = () => pipeline.capacity() >= LEASE_ROUNDS * concurrency;
 
   /** Leases due domains while the pipeline has room (it leases ahead of the checks running); one pass at a time. */
   const pollDue = async () => {
     try {
       do {
         pollAgain = false;
-        if (stopped || !roomForARound()) break;
+        if (stopped || !roomToLease()) break;
         const limit = pipeline.capacity();
         const at = now();
         const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
@@ -167,7 +168,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   };
 
   function kick(): void {
-    if (!stopped && roomForARound()) void poll();
+    if (!stopped && roomToLease()) void poll();
   }
 
   const schedule = () => {

@@ -20,37 +20,44 @@ function lookupError(err: unknown): string {
   return code ?? errorMessage(err);
 }
 
-async function answer<T>(query: () => Promise<T[]>): Promise<DnsAnswer<T>> {
-  try {
-    return { records: await query() };
-  } catch (err) {
-    const code = lookupError(err);
-    return NO_RECORD.has(code) ? { records: [] } : { error: code };
-  }
+/** A failed lookup as an answer: no such record, or the error's code. */
+function failed(err: unknown): DnsAnswer<never> {
+  const code = lookupError(err);
+  return NO_RECORD.has(code) ? { records: [] } : { error: code };
+}
+
+function answer<T>(query: Promise<T[]>): Promise<DnsAnswer<T>> {
+  return query.then((records) => ({ records }), failed);
+}
+
+/**
+ * The CNAME chain from `name`, one lookup per hop and one beyond the last
+ * allowed hop. Promise callbacks rather than an async loop: it runs for every
+ * domain checked.
+ */
+export function followCnames(resolveCname: (name: string) => Promise<string[]>, name: string): Promise<DnsAnswer<string> & { complete: boolean }> {
+  const chain: string[] = [];
+  const hop = (current: string): Promise<DnsAnswer<string> & { complete: boolean }> => answer(resolveCname(current)).then((found) => {
+    // The lookup beyond the last hop tells a chain of exactly MAX_CNAME_HOPS from a longer one.
+    if (chain.length === MAX_CNAME_HOPS) return { records: chain, complete: 'error' in found || found.records.length === 0 };
+    if ('error' in found) return chain.length === 0 ? { ...found, complete: true } : { records: chain, complete: true };
+    const next = found.records[0];
+    if (next === undefined) return { records: chain, complete: true };
+    chain.push(next);
+    return hop(next);
+  });
+  return hop(name);
 }
 
 export function createDnsLookups(servers: readonly string[]): DnsLookups {
   const resolver = new Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
   if (servers.length > 0) resolver.setServers([...servers]);
   return {
-    async txt(name) {
-      const found = await answer(() => resolver.resolveTxt(name));
-      return 'error' in found ? found : { records: found.records.map((chunks) => chunks.join('')) };
+    txt(name) {
+      return resolver.resolveTxt(name).then((records) => ({ records: records.map((chunks) => chunks.join('')) }), failed);
     },
-    async cnameChain(name) {
-      const chain: string[] = [];
-      let current = name;
-      for (let hop = 0; hop < MAX_CNAME_HOPS; hop++) {
-        const found = await answer(() => resolver.resolveCname(current));
-        if ('error' in found) return chain.length === 0 ? { ...found, complete: true } : { records: chain, complete: true };
-        const next = found.records[0];
-        if (next === undefined) return { records: chain, complete: true };
-        chain.push(next);
-        current = next;
-      }
-      // One more lookup tells a chain of exactly MAX_CNAME_HOPS from a longer one.
-      const beyond = await answer(() => resolver.resolveCname(current));
-      return { records: chain, complete: 'error' in beyond || beyond.records.length === 0 };
+    cnameChain(name) {
+      return followCnames((current) => resolver.resolveCname(current), name);
     },
   };
 }

@@ -49,13 +49,15 @@ function certificateFromDb(raw: RawRow): CertificateRow | null {
 
 /**
  * PostgreSQL: a lease, the leased domains' check rows (as JSON, one row per
- * domain) and their hostnames' certificates in one statement.
+ * domain), whether their applications have an active origin and their
+ * hostnames' certificates in one statement.
  */
 const leaseWithContext = (update: string) => `
   WITH leased AS (${update} RETURNING ${DOMAIN_COLUMNS})
   SELECT leased.*,
     (SELECT json_agg(json_build_array(dc.type, dc.status, dc.error_code, dc.message, dc.observed_at, dc.next_check_at))
        FROM domain_checks dc WHERE dc.domain_id = leased.id) AS checks,
+    EXISTS (SELECT 1 FROM origins o WHERE o.application_id = leased.application_id AND o.status = 'active') AS active_origin,
     c.hostname AS c_hostname, c.domain_id AS c_domain_id, c.issuer AS c_issuer, c.pem_chain AS c_pem_chain, c.key_sealed AS c_key_sealed,
     c.not_before AS c_not_before, c.not_after AS c_not_after, c.created_at AS c_created_at
   FROM leased LEFT JOIN certificates c ON c.hostname = leased.hostname`;
@@ -72,31 +74,43 @@ const DOMAIN_UPDATE = `
   leased_by = CASE WHEN v.lease_until IS NULL THEN NULL ELSE domains.leased_by END,
   leased_until = v.lease_until`;
 
+/** A timestamp sent as milliseconds since the epoch (exact, unlike a division into seconds). */
+const fromEpochMs = (column: string) => `(TIMESTAMPTZ 'epoch' + ${column} * INTERVAL '1 millisecond')`;
+
 const CHECK_UPSERT = `ON CONFLICT (domain_id, type) DO UPDATE SET status = excluded.status, error_code = excluded.error_code, message = excluded.message,
   observed_at = excluded.observed_at, next_check_at = excluded.next_check_at`;
 
 const CERTIFICATE_UPSERT = `ON CONFLICT (hostname) DO UPDATE SET domain_id = excluded.domain_id, issuer = excluded.issuer, pem_chain = excluded.pem_chain,
   key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at`;
 
-/** PostgreSQL: CheckRunsRepository.record in one statement, the rows as arrays. */
+/**
+ * PostgreSQL: CheckRunsRepository.record in one statement. The domains' and
+ * check rows travel as JSON, their times as milliseconds since the epoch (one
+ * string each, made by JSON.stringify, where arrays would be quoted element by
+ * element and each Date formatted); certificates and messages, rare, as arrays. `v` is materialized and carries the lease holder, so that "still leased
+ * here" is a join condition: as a condition on domains alone, the planner
+ * (whose statistics see nearly no leased rows) expected one row and looped
+ * over the whole batch for each domain, batch size squared.
+ */
 const RECORD_STATEMENT = `
-  WITH v AS (
-    SELECT * FROM unnest(CAST(:ids AS uuid[]), CAST(:started AS timestamptz[]), CAST(:statuses AS varchar[]), CAST(:nexts AS timestamptz[]),
-      CAST(:updated AS timestamptz[]), CAST(:counted AS integer[]), CAST(:leases AS timestamptz[]))
-      AS v(id, started_at, status, next_check_at, updated_at, counted, lease_until)
+  WITH v AS MATERIALIZED (
+    SELECT v.id, ${fromEpochMs('v.started_at')} AS started_at, v.status, ${fromEpochMs('v.next_check_at')} AS next_check_at,
+      ${fromEpochMs('v.updated_at')} AS updated_at, v.counted, ${fromEpochMs('v.lease_until')} AS lease_until, CAST(:leasedBy AS varchar) AS leased_by
+    FROM json_to_recordset(CAST(:steps AS json))
+      AS v(id uuid, started_at bigint, status varchar, next_check_at bigint, updated_at bigint, counted integer, lease_until bigint)
   ),
   changed AS (
     UPDATE domains SET ${DOMAIN_UPDATE}
-    FROM v WHERE domains.id = v.id AND domains.leased_by = :leasedBy AND domains.deleted_at IS NULL
-      -- The id list lets the planner find the rows by primary key (the lease holder alone looks like one row).
+    FROM v WHERE domains.id = v.id AND domains.leased_by = v.leased_by AND domains.deleted_at IS NULL
+      -- The id list lets the planner find the rows by primary key.
       AND domains.id = ANY(CAST(:ids AS uuid[]))
     RETURNING domains.id
   ),
   checks AS (
     INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at)
-    SELECT c.* FROM unnest(CAST(:checkDomains AS uuid[]), CAST(:checkTypes AS varchar[]), CAST(:checkStatuses AS varchar[]), CAST(:checkCodes AS text[]),
-      CAST(:checkMessages AS text[]), CAST(:checkObserved AS timestamptz[]), CAST(:checkNexts AS timestamptz[]))
-      AS c(domain_id, type, status, error_code, message, observed_at, next_check_at)
+    SELECT c.domain_id, c.type, c.status, c.error_code, c.message, ${fromEpochMs('c.observed_at')}, ${fromEpochMs('c.next_check_at')}
+    FROM json_to_recordset(CAST(:checks AS json))
+      AS c(domain_id uuid, type varchar, status varchar, error_code text, message text, observed_at bigint, next_check_at bigint)
     WHERE c.domain_id IN (SELECT id FROM changed)
     ${CHECK_UPSERT}
   ),
@@ -182,7 +196,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       ? (await queryRows<RawRow>(this.manager, leaseWithContext(update), params)).map((raw): LeasedDomain => {
           const domain = domainFromDb(raw);
           const checks = ((raw.checks ?? []) as unknown[][]).map((row) => checkFromJson(domain.id, row)).sort(byCheckType);
-          return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromDb(raw) };
+          return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromDb(raw), hasActiveOrigin: raw.active_origin === true };
         })
       : await this.withContext(await updateReturning<RawRow>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
     const due = (l: LeasedDomain) => l.domain.nextCheckAt?.getTime() ?? 0;
@@ -203,12 +217,17 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
          not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at FROM certificates WHERE hostname IN (:...hostnames)`,
       { hostnames: domains.map((d) => d.hostname) },
     );
+    const withOrigin = new Set((await queryRows<RawRow>(
+      this.manager, `SELECT application_id FROM origins o WHERE o.status = 'active' AND o.application_id IN (:...applicationIds)`,
+      { applicationIds: [...new Set(domains.map((d) => d.applicationId))] },
+    )).map((row) => String(row.application_id)));
     return domains.map((domain, i) => ({
       domain,
       checkCount: numberFromDb((rows[i] as RawRow).check_count),
       checks: checks.filter((c) => c.domain_id === domain.id)
         .map((c) => checkFromJson(domain.id, [c.type, c.status, c.error_code, c.message, c.observed_at, c.next_check_at])).sort(byCheckType),
       certificate: certificateFromDb(certificates.find((c) => c.c_hostname === domain.hostname) ?? {}),
+      hasActiveOrigin: withOrigin.has(domain.applicationId),
     }));
   }
 
@@ -218,26 +237,21 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
    * changed, and only for them.
    */
   private async recordInOneStatement(records: CheckRunRecord[], leasedBy: string): Promise<string[]> {
-    // The steps of a batch share a handful of Date objects (their `now`): each is formatted once.
-    const formatted = new Map<Date, string>();
-    const iso = (date: Date | null) => {
-      if (date === null) return null;
-      let text = formatted.get(date);
-      if (text === undefined) formatted.set(date, (text = date.toISOString()));
-      return text;
-    };
-    const checks = records.flatMap((record) => record.checks);
+    const iso = (date: Date | null) => date?.toISOString() ?? null;
+    const ms = (date: Date | null) => date?.getTime() ?? null;
     const certificates = records.flatMap((record) => (record.certificate ? [record.certificate] : []));
     const messages = records.flatMap((record) => record.messages.map((message) => ({ domainId: record.domainId, ...message })));
     // Planned at every execution: the generic plan of a prepared statement is ten times slower here.
     const rows = await queryRows<{ id: string }>(this.manager, RECORD_STATEMENT, {
       leasedBy,
-      ids: records.map((r) => r.domainId), started: records.map((r) => iso(r.startedAt)), statuses: records.map((r) => r.status),
-      nexts: records.map((r) => iso(r.nextCheckAt)), updated: records.map((r) => iso(r.updatedAt)), counted: records.map((r) => (r.counted ? 1 : 0)),
-      leases: records.map((r) => iso(r.leaseUntil)),
-      checkDomains: checks.map((c) => c.domainId), checkTypes: checks.map((c) => c.type), checkStatuses: checks.map((c) => c.status),
-      checkCodes: checks.map((c) => c.errorCode), checkMessages: checks.map((c) => c.message), checkObserved: checks.map((c) => iso(c.observedAt)),
-      checkNexts: checks.map((c) => iso(c.nextCheckAt)),
+      ids: records.map((r) => r.domainId),
+      steps: JSON.stringify(records.map((r) => ({
+        id: r.domainId, started_at: ms(r.startedAt), status: r.status, next_check_at: ms(r.nextCheckAt), updated_at: ms(r.updatedAt), counted: r.counted ? 1 : 0,
+        lease_until: ms(r.leaseUntil),
+      }))),
+      checks: JSON.stringify(records.flatMap((record) => record.checks.map((c) => ({
+        domain_id: c.domainId, type: c.type, status: c.status, error_code: c.errorCode, message: c.message, observed_at: ms(c.observedAt), next_check_at: ms(c.nextCheckAt),
+      })))),
       certHostnames: certificates.map((c) => c.hostname), certDomains: certificates.map((c) => c.domainId), certIssuers: certificates.map((c) => c.issuer),
       certChains: certificates.map((c) => c.pemChain), certKeys: certificates.map((c) => c.keySealed), certNotBefore: certificates.map((c) => iso(c.notBefore)),
       certNotAfter: certificates.map((c) => iso(c.notAfter)), certCreated: certificates.map((c) => iso(c.createdAt)),

@@ -14,6 +14,8 @@ export interface LeasedDomain {
   checks: CheckRow[];
   /** The certificate its hostname has (maybe issued to an earlier domain of that hostname). */
   certificate: CertificateRow | null;
+  /** Its application had an active origin when leased: without one the origin check probes nothing. */
+  hasActiveOrigin: boolean;
 }
 
 /** What one step of a check run writes for a leased domain (CheckRunsRepository.record). */

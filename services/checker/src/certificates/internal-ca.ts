@@ -6,6 +6,7 @@ import * as x509 from '@peculiar/x509';
 import { decryptSecret, encryptSecret } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { CertificateIssuer, IssuedCertificate } from './issuer';
+import { LeafSigner } from './leaf-certificate';
 
 const crypto = webcrypto;
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -21,8 +22,9 @@ const BACKDATE_MS = 5 * 60_000;
 export const INTERNAL_CA_SETTINGS = { certificate: 'internal_ca_certificate', keySealed: 'internal_ca_key_sealed' } as const;
 
 interface CertificateAuthority {
-  certificate: x509.X509Certificate;
-  key: CryptoKey;
+  pem: string;
+  notAfter: Date;
+  signer: LeafSigner;
 }
 
 const serialNumber = () => `01${randomBytes(15).toString('hex')}`;
@@ -30,11 +32,6 @@ const serialNumber = () => `01${randomBytes(15).toString('hex')}`;
 async function exportKeyPem(key: CryptoKey): Promise<string> {
   const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', key));
   return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
-}
-
-function importKeyPem(pem: string): Promise<CryptoKey> {
-  const der = Buffer.from(pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
-  return crypto.subtle.importKey('pkcs8', der, ALGORITHM, false, ['sign']);
 }
 
 async function createAuthority(now: Date): Promise<{ certificatePem: string; keyPem: string }> {
@@ -71,33 +68,16 @@ export class InternalCa implements CertificateIssuer {
 
   /** The CA certificate (PEM), created on first use. */
   async certificatePem(): Promise<string> {
-    return (await this.load()).certificate.toString('pem');
+    return (await this.load()).pem;
   }
 
   async issue(hostname: string): Promise<IssuedCertificate> {
     const ca = await this.load();
     const now = this.now();
-    const keys = await crypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
     const notBefore = new Date(now.getTime() - BACKDATE_MS);
-    const notAfter = new Date(Math.min(now.getTime() + LEAF_VALIDITY_MS, ca.certificate.notAfter.getTime()));
-    const leaf = await x509.X509CertificateGenerator.create({
-      serialNumber: serialNumber(),
-      subject: `CN=${hostname}`,
-      issuer: ca.certificate.subject,
-      notBefore,
-      notAfter,
-      signingAlgorithm: ALGORITHM,
-      publicKey: keys.publicKey,
-      signingKey: ca.key,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: hostname }]),
-        await x509.AuthorityKeyIdentifierExtension.create(ca.certificate.publicKey),
-      ],
-    });
-    return { pemChain: `${leaf.toString('pem')}\n${ca.certificate.toString('pem')}\n`, keyPem: await exportKeyPem(keys.privateKey), notBefore, notAfter };
+    const notAfter = new Date(Math.min(now.getTime() + LEAF_VALIDITY_MS, ca.notAfter.getTime()));
+    const leaf = ca.signer.sign(hostname, notBefore, notAfter);
+    return { pemChain: `${leaf.certificatePem}\n${ca.pem}\n`, keyPem: leaf.keyPem, notBefore, notAfter };
   }
 
   private load(): Promise<CertificateAuthority> {
@@ -119,6 +99,7 @@ export class InternalCa implements CertificateIssuer {
       await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, encryptSecret(created.keyPem, this.encryptionKey));
       return created;
     });
-    return { certificate: new x509.X509Certificate(stored.certificatePem), key: await importKeyPem(stored.keyPem) };
+    const certificate = new x509.X509Certificate(stored.certificatePem);
+    return { pem: certificate.toString('pem'), notAfter: certificate.notAfter, signer: new LeafSigner(stored.certificatePem, stored.keyPem) };
   }
 }
