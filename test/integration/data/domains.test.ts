@@ -122,6 +122,26 @@ describe('domains repository', () => {
     ]);
   });
 
+  it('pages deep into the live domains by the index, in the order of the shallow pages', async () => {
+    const app = await newApplication();
+    const other = await newApplication();
+    // 110 live domains (pairs share created_at: id breaks the tie), every 10th deleted, another application's between them.
+    const live: string[] = [];
+    for (let i = 0; i < 121; i += 1) {
+      const deleted = i % 11 === 10;
+      const domain = await insert(aDomain(app.id, { createdAt: at(Math.floor(i / 2)), ...(deleted ? { deletedAt: at(500), status: 'deleting' as const } : {}) }));
+      if (!deleted) live.push(domain.id);
+      if (i % 7 === 0) await insert(aDomain(other.id, { createdAt: at(Math.floor(i / 2)) }));
+    }
+    const byTime = (await ctx.store.run((r) => r.domains.list(app.id, { includeDeleted: false, limit: 200, offset: 0 }))).map((d) => d.id);
+    expect(new Set(byTime)).toEqual(new Set(live));
+    const page = (offset: number, limit: number) =>
+      ctx.store.run((r) => r.domains.list(app.id, { includeDeleted: false, limit, offset })).then((rows) => rows.map((d) => d.id));
+    expect(await page(100, 5)).toEqual(byTime.slice(100, 105));
+    expect(await page(105, 50)).toEqual(byTime.slice(105));
+    expect(await page(110, 5)).toEqual([]);
+  });
+
   it('counts live domains across the deployment', async () => {
     const before = await ctx.store.run((r) => r.domains.countLiveAll());
     const app = await newApplication();

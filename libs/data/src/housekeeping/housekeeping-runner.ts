@@ -218,6 +218,14 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
   };
 }
 
+/**
+ * Node's timers hold 2^31 - 1 ms (24.8 days) at most; a longer delay fires
+ * after 1 ms instead, and the ticks would follow each other without pause.
+ * An interval longer than that ticks every 24.8 days: a tick before the run is
+ * due finds it `not_due`.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** A runner that ticks at once and then every HOUSEKEEPING_INTERVAL after each tick ends. */
 export function startHousekeeping(opts: HousekeepingOptions): Housekeeping {
   const runner = createHousekeeping(opts);
@@ -229,7 +237,7 @@ export function startHousekeeping(opts: HousekeepingOptions): Housekeeping {
     timer = setTimeout(() => {
       timer = null;
       void runner.runOnce().finally(() => schedule(opts.settings.housekeepingInterval));
-    }, delayMs);
+    }, Math.min(delayMs, MAX_TIMER_MS));
     timer.unref();
   };
   schedule(0);

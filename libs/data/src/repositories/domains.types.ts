@@ -61,6 +61,7 @@ export interface DomainsRepository {
   checksOf(domainIds: string[]): Promise<CheckRow[]>;
   /** Live domains of the application, counted in the domains table (ApplicationRow.liveDomains keeps the same number). */
   countLive(applicationId: string): Promise<number>;
+  /** Live domains of the deployment (the sum of ApplicationRow.liveDomains). */
   countLiveAll(): Promise<number>;
   findLiveByHostname(hostname: string): Promise<DomainRow | null>;
   update(applicationId: string, id: string, patch: Partial<Omit<DomainRow, 'id' | 'applicationId' | 'deletedAt'>>): Promise<void>;

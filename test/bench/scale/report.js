@@ -1,0 +1,94 @@
+// The scale benchmark's report (make bench-scale) as Markdown, from the files
+// run.sh left in BENCH_SCALE_WORK: measurements at both sizes, database sizes,
+// backups; seed and migrate times from the environment.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const os = require('node:os');
+
+const work = process.env.BENCH_SCALE_WORK;
+const read = (name) => JSON.parse(readFileSync(join(work, name), 'utf8'));
+const small = read('small.json');
+const full = read('full.json');
+const sizes = { small: read('sizes-small.json'), full: read('sizes-full.json') };
+const backups = { small: read('backup-small.json'), full: read('backup-full.json') };
+const TARGET = 2;
+
+// [key, label, targeted]
+const OPERATIONS = [
+  ['create', '`POST /v1/domains`', true],
+  ['create_deployment_limit', '`POST /v1/domains`, `DEPLOYMENT_DOMAIN_LIMIT` set', true],
+  ['get', '`GET /v1/domains/{id}`', true],
+  ['list_first', '`GET /v1/domains` first page (50)', true],
+  ['list_offset_900', '`GET /v1/domains?offset=900`', true],
+  ['list_reference', '`GET /v1/domains?reference=…`', true],
+  ['list_status', '`GET /v1/domains?status=attention_required`', true],
+  ['recheck', '`POST /v1/domains/{id}/checks`', true],
+  ['delete', '`DELETE /v1/domains/{id}`', true],
+  ['operator_applications', '`GET /operator/v1/applications` (1,001 applications)', true],
+  ['operator_traffic', '`GET /operator/v1/applications/{slug}/traffic`', true],
+  ['edge_route', 'edge: cold route load', true],
+  ['edge_route_unknown', 'edge: cold route load of an unknown name', false],
+  ['edge_certificate', 'edge: cold certificate load (read, unseal, TLS context)', false],
+  ['checker_lease', 'checker: lease of 50 due domains', false],
+  ['checker_batch_write', 'checker: batch write of 50 domains', false],
+];
+
+const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const n = (v) => Number(v).toLocaleString('en-US');
+const kib = (bytes) => (bytes / 1024).toFixed(2);
+const mib = (bytes) => (bytes / 1048576).toFixed(0);
+
+const failures = [];
+const rows = OPERATIONS.map(([key, label, targeted]) => {
+  const a = small.ops[key];
+  const b = full.ops[key];
+  const ratio = b.p99 / a.p99;
+  const verdict = targeted ? (ratio <= TARGET ? 'PASS' : 'FAIL') : 'reported';
+  if (verdict === 'FAIL') failures.push(label);
+  const cpu = (o) => (o.db_cpu_ms === undefined ? '–' : `${fmt(o.db_cpu_ms)} / ${fmt(o.app_cpu_ms)}`);
+  return `| ${label} | ${fmt(a.p50)} / ${fmt(a.p99)} | ${fmt(b.p50)} / ${fmt(b.p99)} | **${ratio.toFixed(2)}** | ${targeted ? `≤ ${TARGET}×` : '–'} | ${verdict} | ${cpu(a)} | ${cpu(b)} |`;
+});
+
+const ready = Number(sizes.full.ready);
+const perReady = sizes.full.database / ready;
+const tables = Object.entries(sizes.full.tables).sort((x, y) => y[1].bytes - x[1].bytes).filter(([, t]) => t.bytes >= 1048576);
+const deep = Object.entries(full.ops).filter(([key]) => key.startsWith('large_'));
+const writes = full.create_writes.rows;
+const rowsPerCreate = Object.entries(writes).filter(([, w]) => w.inserted || w.updated)
+  .map(([t, w]) => [t, w.inserted ? `+${w.inserted}` : '', w.updated ? `~${w.updated}` : ''].filter(Boolean).join(' ')).join(', ');
+
+const out = `### Run ${new Date().toISOString().slice(0, 16)}Z
+
+${os.cpus().length} CPUs, node ${process.version}, commit ${process.env.BENCH_SCALE_COMMIT}; load average ${process.env.BENCH_SCALE_LOAD}
+(before the small measurement / before the full one / after it). ${small.samples} requests per
+operation (the large application's ${Math.ceil(small.samples / 4)}, the checker's ${full.ops.checker_lease.n} rounds), one at a time.
+
+Database: ${n(sizes.small.domains)} domains when small (the creates' deleted ones included), ${n(sizes.full.domains)} when full (${n(ready)} ready);
+full seed ${process.env.BENCH_SCALE_SEED_S} s with VACUUM ANALYZE; \`cdctl migrate\` on the full database
+${process.env.BENCH_SCALE_MIGRATE_NOOP_S} s with nothing to apply, ${process.env.BENCH_SCALE_MIGRATE_S} s applying ${process.env.BENCH_SCALE_LAST_MIGRATION}; backup (\`GET /operator/v1/backup\`) ${Number(backups.small.seconds).toFixed(1)} s / ${mib(backups.small.bytes)} MiB small,
+${Number(backups.full.seconds).toFixed(1)} s / ${mib(backups.full.bytes)} MiB full.
+
+| operation | p50 / p99 ms at 1,000 | p50 / p99 ms at full | ratio p99 | target | result | DB / API CPU ms per request at 1,000 | at full |
+|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Targets: ${failures.length === 0 ? 'all PASS' : `FAIL: ${failures.join('; ')}`}.
+
+Bytes per ready domain, indexes and TOAST included: **${kib(perReady)} KiB** (database ${mib(sizes.full.database)} MiB ÷ ${n(ready)} ready domains; target ≤ 4 KiB).
+By table (MiB, of which indexes; bytes per ready domain):
+
+| table | rows | MiB | indexes MiB | bytes per ready domain |
+|---|---|---|---|---|
+${tables.map(([t, v]) => `| ${t} | ${n(v.rows)} | ${mib(v.bytes)} | ${mib(v.indexes)} | ${n(Math.round(v.bytes / ready))} |`).join('\n')}
+
+A create (\`POST /v1/domains\`, no deployment limit) writes per request: ${rowsPerCreate} (+ inserted, ~ updated rows);
+${n(full.create_writes.wal_bytes)} bytes of WAL at full size (${n(small.create_writes.wal_bytes)} at 1,000; the cluster's WAL, other databases' writes included).
+
+The large application (${n(Number(process.env.BENCH_SCALE_LARGE_DOMAINS ?? 100000))} domains, 97% live), reported, not targeted:
+
+| operation | p50 / p99 ms | DB / API CPU ms per request |
+|---|---|---|
+${deep.map(([key, o]) => `| ${key.replace('large_', '').replaceAll('_', ' ')} | ${fmt(o.p50)} / ${fmt(o.p99)} | ${fmt(o.db_cpu_ms)} / ${fmt(o.app_cpu_ms)} |`).join('\n')}
+`;
+process.stdout.write(out);
