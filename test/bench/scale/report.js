@@ -61,7 +61,8 @@ const rowsPerCreate = Object.entries(writes).filter(([, w]) => w.inserted || w.u
 const out = `### Run ${new Date().toISOString().slice(0, 16)}Z
 
 ${os.cpus().length} CPUs, node ${process.version}, commit ${process.env.BENCH_SCALE_COMMIT}; load average ${process.env.BENCH_SCALE_LOAD}
-(before the small measurement / before the full one / after it). ${small.samples} requests per
+(before the small measurement / before the full one / after it). PostgreSQL: a cluster of the bench's own,
+${process.env.BENCH_SCALE_PG ?? 'settings not recorded'}. ${small.samples} requests per
 operation (the large application's ${Math.ceil(small.samples / 4)}, the checker's ${full.ops.checker_lease.n} rounds), one at a time.
 
 Database: ${n(sizes.small.domains)} domains when small (the creates' deleted ones included), ${n(sizes.full.domains)} when full (${n(ready)} ready);
@@ -83,7 +84,7 @@ By table (MiB, of which indexes; bytes per ready domain):
 ${tables.map(([t, v]) => `| ${t} | ${n(v.rows)} | ${mib(v.bytes)} | ${mib(v.indexes)} | ${n(Math.round(v.bytes / ready))} |`).join('\n')}
 
 A create (\`POST /v1/domains\`, no deployment limit) writes per request: ${rowsPerCreate} (+ inserted, ~ updated rows);
-${n(full.create_writes.wal_bytes)} bytes of WAL at full size (${n(small.create_writes.wal_bytes)} at 1,000; the cluster's WAL, other databases' writes included).
+${n(full.create_writes.wal_bytes)} bytes of WAL at full size (${n(small.create_writes.wal_bytes)} at 1,000; the bench's cluster's WAL, its autovacuum's and the API's other writes included).
 
 The large application (${n(Number(process.env.BENCH_SCALE_LARGE_DOMAINS ?? 100000))} domains, 97% live), reported, not targeted:
 

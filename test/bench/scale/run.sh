@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Scale benchmark (make bench-scale): how each operation's cost grows from
 # 1,000 domains in the database to about 1,100,000, in one run, on one fresh
-# PostgreSQL database migrated by `cdctl migrate`:
+# PostgreSQL database migrated by `cdctl migrate`, in a PostgreSQL cluster of the
+# bench's own (not the machine's), set up as a deployment sized for this data
+# would be (about 16 GB): shared_buffers 4GB (a quarter of the 24 GiB these
+# machines have), effective_cache_size 12GB, max_wal_size 4GB, wal_compression
+# on, autovacuum on; everything else as initdb leaves it (fsync on). initdb in a
+# temporary directory, a free loopback port; stopped and removed at the end.
 #   1. seed.js apps: BENCH_SCALE_APPS applications and one large one through the
 #      operator API (credentials included), their origin, webhook subscription
 #      and traffic by SQL; then `small`: the measured application's 1,000
@@ -10,8 +15,9 @@
 #      (p50/p99, CPU per request of the API and of its database sessions);
 #      the operator backup (GET /operator/v1/backup, duration and size).
 #   3. seed.js full: every other application's domains (the large one's
-#      BENCH_SCALE_LARGE_DOMAINS) with the same shapes; VACUUM ANALYZE
-#      (autovacuum is off on the bench machines; a deployment's would analyze).
+#      BENCH_SCALE_LARGE_DOMAINS) with the same shapes; VACUUM ANALYZE (the
+#      cluster's autovacuum would get to the new rows in its own time; the
+#      measurement starts from vacuumed, analyzed tables every run).
 #   4. measure.js again, with the large application's deep pages; the backup
 #      again; explain.js writes EXPLAIN (ANALYZE, BUFFERS) of the statements
 #      behind the operations (before and after the changes of migration
@@ -29,14 +35,16 @@
 # default 1000), BENCH_SCALE_LARGE_DOMAINS (default 100000),
 # BENCH_SCALE_HISTORY_EVENTS (outbox rows per domain, default 10),
 # BENCH_SCALE_SAMPLES (default 200), BENCH_SCALE_DB (default cds_bench_scale),
-# BENCH_SCALE_KEEP_DB=1 to keep the database, BENCH_DOCS=0 to leave
+# BENCH_SCALE_SHARED_BUFFERS (default 4GB), BENCH_SCALE_EFFECTIVE_CACHE_SIZE
+# (default 12GB), PG_BIN_DIR (default /usr/lib/postgresql/15/bin),
+# BENCH_SCALE_KEEP_DB=1 to keep the cluster running with the database (its
+# directory and port are logged), BENCH_DOCS=0 to leave
 # docs/benchmarks.md alone, BENCH_DOCS_FILE, BENCH_COMMIT, BENCH_KEEP=<dir> to
 # keep the measurements, EXPLAIN output and service logs.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
 HERE=$ROOT/test/bench/scale
-export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
 log() { echo "[bench-scale] $*" >&2; }
 die() { echo "[bench-scale] FAILED: $*" >&2; exit 1; }
@@ -51,6 +59,14 @@ command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is missing: the bench
 [ -f services/api/dist/main.js ] && [ -f services/cli/dist/main.js ] || die "build first (npx tsc -b tsconfig.build.json)"
 
 work=$(mktemp -d /tmp/bench-scale.XXXXXX)
+pg_dir=$(mktemp -d /tmp/bench-scale-pg.XXXXXX)
+pg_settings=(
+  "shared_buffers = ${BENCH_SCALE_SHARED_BUFFERS:-4GB}"
+  "effective_cache_size = ${BENCH_SCALE_EFFECTIVE_CACHE_SIZE:-12GB}"
+  "max_wal_size = 4GB"
+  "wal_compression = on"
+  "autovacuum = on"
+)
 db=${BENCH_SCALE_DB:-cds_bench_scale}
 vhost=bench_scale_$(date +%s)_$RANDOM
 api_pid=
@@ -58,7 +74,13 @@ limited_pid=
 cleanup() {
   [ -z "$api_pid" ] || stop_pid "$api_pid"
   [ -z "$limited_pid" ] || stop_pid "$limited_pid"
-  [ "${BENCH_SCALE_KEEP_DB:-0}" = 1 ] || dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
+  if [ "${BENCH_SCALE_KEEP_DB:-0}" = 1 ]; then
+    log "cluster kept: $pg_dir (port ${PGPORT:-?}); stop it with: PG_BIN_DIR=${PG_BIN_DIR:-/usr/lib/postgresql/15/bin} pg_ctl -D $pg_dir/data stop (as postgres), then rm -rf $pg_dir"
+  else
+    pg_cluster_stop "$pg_dir"
+    [ ! -f "$pg_dir/server.log" ] || cp "$pg_dir/server.log" "$work/postgresql.log"
+    rm -rf "$pg_dir"
+  fi
   rabbitmqctl delete_vhost "$vhost" >/dev/null 2>&1 || true
   if [ -n "${BENCH_KEEP:-}" ]; then mkdir -p "$BENCH_KEEP" && cp -r "$work"/. "$BENCH_KEEP"/; fi
   rm -rf "$work"
@@ -66,13 +88,18 @@ cleanup() {
 trap cleanup EXIT
 seconds_since() { awk -v a="$1" -v b="$(now_ms)" 'BEGIN {printf "%.1f", (b - a) / 1000}'; }
 
-# --- database, services ------------------------------------------------------------
+# --- cluster, database, services -----------------------------------------------------
+pg_port=$(free_port)
+pg_cluster_start "$pg_dir" "$pg_port" "${pg_settings[@]}"
+export PGHOST=127.0.0.1 PGPORT=$pg_port PGUSER=postgres
+pg_conf=$(psql -d postgres -Atc "SELECT string_agg(name || ' ' || current_setting(name), ', ' ORDER BY name) FROM pg_settings
+  WHERE name IN ('shared_buffers', 'effective_cache_size', 'max_wal_size', 'wal_compression', 'autovacuum', 'fsync', 'synchronous_commit', 'server_version')")
+log "PostgreSQL cluster of the bench's own in $pg_dir on port $pg_port: $pg_conf"
 log "database $db, RabbitMQ vhost $vhost"
-dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
 createdb "$db"
 rabbitmqctl add_vhost "$vhost" >/dev/null
 rabbitmqctl set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
-export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
+export DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/$db"
 node services/cli/dist/main.js migrate >/dev/null
 DATA_ENCRYPTION_KEY=$(random_base64)
 export DATA_ENCRYPTION_KEY
@@ -162,7 +189,7 @@ log "cdctl migrate on the full database: $migrate_noop_s s with nothing to apply
 
 # --- 5. report ----------------------------------------------------------------------
 export BENCH_SCALE_WORK=$work BENCH_SCALE_SEED_S=$seed_s BENCH_SCALE_MIGRATE_S=$migrate_s BENCH_SCALE_MIGRATE_NOOP_S=$migrate_noop_s BENCH_SCALE_LAST_MIGRATION=$last
-export BENCH_SCALE_LOAD="$load_small / $load_full / $load_end" BENCH_SCALE_COMMIT
+export BENCH_SCALE_LOAD="$load_small / $load_full / $load_end" BENCH_SCALE_COMMIT BENCH_SCALE_PG="$pg_conf"
 BENCH_SCALE_COMMIT=$(bench_commit)
 node "$HERE/report.js" >"$work/report.md"
 cat "$work/report.md"
