@@ -63,12 +63,12 @@ describe('TLS', () => {
     expect(protocol).toBe('h2');
   });
 
-  it('presents a replaced certificate in new handshakes within 5 s of its domain.changed message, and the cached one before it', async () => {
+  it('presents a replaced certificate in new handshakes within 5 s of its domain.changed message', async () => {
     const d = await f.addDomain(app.id);
     const before = (await handshake(d.hostname)).fingerprint256;
     const after = new X509Certificate(await saveCertificate(f.store, f.ca, DATA_KEY, d)).fingerprint256;
     expect(after).not.toBe(before);
-    expect((await handshake(d.hostname)).fingerprint256).toBe(before);
+    // No check that the cached one is still presented here: the change feed (once a second) may already have dropped it.
     await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'certificate' });
     const published = Date.now();
     await eventually('the replaced certificate in a new handshake', async () => (await handshake(d.hostname).catch(() => null))?.fingerprint256 === after, { timeoutMs: 5_000, intervalMs: 100 });
