@@ -38,7 +38,7 @@ export function domainRoutes(ctx: UseCaseContext, prefix = '/v1'): Route[] {
         const { application } = principalOf(req);
         const outcome = await withIdempotency(ctx, application.id, headers['idempotency-key'] as string | undefined, req.body, {
           create: (id) => registerDomain(ctx, application, req.body, id),
-          find: (id) => findDomain(ctx, application, id),
+          find: (id) => findDomain(ctx, application, id, true),
         });
         if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
         res.status(outcome.status).json(outcome.body);

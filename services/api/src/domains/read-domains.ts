@@ -7,11 +7,16 @@ export function domainNotFound(): AppError {
   return new AppError('domain_not_found', 'No such domain in this application.');
 }
 
+/** The caller's domain, or null (another application's domain included). */
+function lookupOwnDomain(r: Repositories, applicationId: string, id: string, includeDeleted: boolean): Promise<DomainRow | null> {
+  if (!UUID_PATTERN.test(id)) return Promise.resolve(null);
+  // Ids are stored lowercase; a uuid written in capitals names the same domain on both databases.
+  return r.domains.find(applicationId, id.toLowerCase(), includeDeleted);
+}
+
 /** The caller's domain or domain_not_found (other applications' domains included). */
 export async function findOwnDomain(r: Repositories, applicationId: string, id: string, includeDeleted: boolean): Promise<DomainRow> {
-  if (!UUID_PATTERN.test(id)) throw domainNotFound();
-  // Ids are stored lowercase; a uuid written in capitals names the same domain on both databases.
-  const domain = await r.domains.find(applicationId, id.toLowerCase(), includeDeleted);
+  const domain = await lookupOwnDomain(r, applicationId, id, includeDeleted);
   if (!domain) throw domainNotFound();
   return domain;
 }
@@ -21,20 +26,18 @@ export async function withChecks(r: Repositories, domains: DomainRow[], edgeTarg
   return domains.map((d) => toDomainResource(d, checks.filter((c) => c.domainId === d.id), edgeTarget));
 }
 
-export async function getDomain(ctx: UseCaseContext, application: ApplicationRow, id: string, includeDeleted: boolean): Promise<DomainResource> {
+/** The application's domain with this id as a resource, or null. */
+export async function findDomain(ctx: UseCaseContext, application: ApplicationRow, id: string, includeDeleted: boolean): Promise<DomainResource | null> {
   return ctx.store.run(async (r) => {
-    const domain = await findOwnDomain(r, application.id, id, includeDeleted);
-    const [resource] = await withChecks(r, [domain], ctx.edgeTarget);
-    return resource as DomainResource;
+    const domain = await lookupOwnDomain(r, application.id, id, includeDeleted);
+    return domain ? ((await withChecks(r, [domain], ctx.edgeTarget))[0] ?? null) : null;
   });
 }
 
-/** The application's domain with this id, deleted or not, or null. */
-export async function findDomain(ctx: UseCaseContext, application: ApplicationRow, id: string): Promise<DomainResource | null> {
-  return ctx.store.run(async (r) => {
-    const domain = await r.domains.find(application.id, id, true);
-    return domain ? ((await withChecks(r, [domain], ctx.edgeTarget))[0] ?? null) : null;
-  });
+export async function getDomain(ctx: UseCaseContext, application: ApplicationRow, id: string, includeDeleted: boolean): Promise<DomainResource> {
+  const resource = await findDomain(ctx, application, id, includeDeleted);
+  if (!resource) throw domainNotFound();
+  return resource;
 }
 
 export async function listDomains(
