@@ -242,6 +242,30 @@ export const VARIABLES: Variables = {
     parse: positiveDuration,
     default: '10m',
   },
+  checkConfirmations: {
+    name: 'CHECK_CONFIRMATIONS',
+    description: 'Consecutive failed runs that confirm a failure of a `ready` domain before it leaves `ready` (1 to 10).',
+    parse: integerParser(1, 10),
+    default: '3',
+  },
+  checkScheduleConfirm: {
+    name: 'CHECK_SCHEDULE_CONFIRM',
+    description: 'Delays between the runs that confirm a failure of a `ready` domain; the last one repeats.',
+    parse: parseDurationList,
+    default: '30s,1m',
+  },
+  checkOutageGrace: {
+    name: 'CHECK_OUTAGE_GRACE',
+    description: 'How long inconclusive failures (a DNS lookup that times out or answers SERVFAIL, an origin probe that fails) must last before a `ready` domain leaves `ready`.',
+    parse: positiveDuration,
+    default: '15m',
+  },
+  checkScheduleAttention: {
+    name: 'CHECK_SCHEDULE_ATTENTION',
+    description: 'Delays between checks of an `attention_required` domain, counted from entering the status; after the last one, `CHECK_INTERVAL_LIVE`.',
+    parse: parseDurationList,
+    default: '30s,1m,2m,5m',
+  },
   webhookRetrySchedule: {
     name: 'WEBHOOK_RETRY_SCHEDULE',
     description: 'Delays before delivery attempts 2 to 8; the last one repeats when the list is shorter.',

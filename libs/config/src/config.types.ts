@@ -58,6 +58,14 @@ export interface Config {
   readonly dnsServers: readonly string[];
   readonly checkSchedulePending: readonly number[];
   readonly checkIntervalLive: number;
+  /** Consecutive failed runs that confirm a failure of a `ready` domain (DECISIONS §11). */
+  readonly checkConfirmations: number;
+  /** Delays between the runs that confirm a failure; the last one repeats. */
+  readonly checkScheduleConfirm: readonly number[];
+  /** How long inconclusive failures must last before a `ready` domain leaves `ready`. */
+  readonly checkOutageGrace: number;
+  /** Delays between checks of an `attention_required` domain from entering it; then `checkIntervalLive`. */
+  readonly checkScheduleAttention: readonly number[];
   readonly webhookRetrySchedule: readonly number[];
   readonly webhookTimeout: number;
   readonly webhookCaBundle: string | null;

@@ -15,9 +15,10 @@ export function parseBoolean(text: string): boolean {
   throw new InvalidValueError('must be true or false');
 }
 
-export function integerParser(min: number): (text: string) => number {
+export function integerParser(min: number, max?: number): (text: string) => number {
   return (text) => {
     const value = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
+    if (max !== undefined && !(value >= min && value <= max)) throw new InvalidValueError(`must be a whole number from ${min} to ${max}`);
     if (!(value >= min)) throw new InvalidValueError(`must be a whole number of at least ${min}`);
     return value;
   };
