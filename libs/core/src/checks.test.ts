@@ -1,5 +1,5 @@
 import {
-  certificateGate, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, nextCheckDelayMs, sameDnsName, MAX_CNAME_HOPS,
+  certificateGate, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, sameDnsName, MAX_CNAME_HOPS,
 } from './checks';
 
 const TOKEN = 'ab'.repeat(32);
@@ -8,9 +8,20 @@ describe('evaluateOwnership', () => {
   test('passes when one TXT record holds the challenge value', () => {
     expect(evaluateOwnership('shop.example.com', TOKEN, { records: ['other', ` custom-domain-verify=${TOKEN} `] })).toEqual({ status: 'passing', errorCode: null, message: null });
   });
-  test('txt_record_not_found without records or on a failed lookup', () => {
-    expect(evaluateOwnership('shop.example.com', TOKEN, { records: [] })).toMatchObject({ status: 'failing', errorCode: 'txt_record_not_found', message: expect.stringContaining('_custom-domain-challenge.shop.example.com') });
-    expect(evaluateOwnership('shop.example.com', TOKEN, { error: 'ETIMEOUT' })).toMatchObject({ errorCode: 'txt_record_not_found', message: expect.stringContaining('ETIMEOUT') });
+  test('txt_record_not_found without records (conclusive)', () => {
+    const outcome = evaluateOwnership('shop.example.com', TOKEN, { records: [] });
+    expect(outcome).toMatchObject({ status: 'failing', errorCode: 'txt_record_not_found', message: expect.stringContaining('_custom-domain-challenge.shop.example.com') });
+    expect(outcome.inconclusive).toBeUndefined();
+  });
+  // Node's resolver codes for a timeout, SERVFAIL, REFUSED and failures at the network.
+  test.each(['ETIMEOUT', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED', 'ECANCELLED', 'EBADRESP'])('a lookup that fails with %s is inconclusive', (code) => {
+    expect(evaluateOwnership('shop.example.com', TOKEN, { error: code })).toEqual({
+      status: 'failing', errorCode: 'txt_record_not_found', inconclusive: true,
+      message: `The TXT lookup of _custom-domain-challenge.shop.example.com failed (${code}).`,
+    });
+  });
+  test('a record with another value is conclusive', () => {
+    expect(evaluateOwnership('shop.example.com', TOKEN, { records: ['custom-domain-verify=00'] }).inconclusive).toBeUndefined();
   });
   test('txt_record_mismatch names what was found', () => {
     expect(evaluateOwnership('shop.example.com', TOKEN, { records: ['custom-domain-verify=00'] })).toMatchObject({ errorCode: 'txt_record_mismatch', message: expect.stringContaining('"custom-domain-verify=00"') });
@@ -21,9 +32,24 @@ describe('evaluateRouting', () => {
   test('passes when the chain reaches the target, case and trailing dot ignored', () => {
     expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['a.example.org', 'EDGE.example.net.'], complete: true }).status).toBe('passing');
   });
-  test('cname_not_found', () => {
-    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: [] })).toMatchObject({ errorCode: 'cname_not_found' });
-    expect(evaluateRouting('shop.example.com', 'edge.example.net', { error: 'ESERVFAIL' })).toMatchObject({ errorCode: 'cname_not_found' });
+  test('cname_not_found without a CNAME is conclusive', () => {
+    const outcome = evaluateRouting('shop.example.com', 'edge.example.net', { records: [] });
+    expect(outcome).toMatchObject({ errorCode: 'cname_not_found' });
+    expect(outcome.inconclusive).toBeUndefined();
+  });
+  test.each(['ETIMEOUT', 'ESERVFAIL', 'EREFUSED', 'ECONNREFUSED'])('a CNAME lookup failing with %s is inconclusive, at the first hop or a later one', (code) => {
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: [], error: code })).toEqual({
+      status: 'failing', errorCode: 'cname_not_found', inconclusive: true, message: `The CNAME lookup of shop.example.com failed (${code}).`,
+    });
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['a.example.org.'], error: code })).toMatchObject({
+      inconclusive: true, message: `The CNAME lookup of a.example.org failed (${code}).`,
+    });
+  });
+  test('a lookup failing after the chain reached the edge target still passes', () => {
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['edge.example.net'], error: 'ESERVFAIL' }).status).toBe('passing');
+  });
+  test('a CNAME elsewhere is conclusive', () => {
+    expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['other.example.net'] }).inconclusive).toBeUndefined();
   });
   test('cname_target_mismatch says where it points', () => {
     expect(evaluateRouting('shop.example.com', 'edge.example.net', { records: ['Other.example.net.'] }).message).toBe('CNAME points to other.example.net, expected edge.example.net.');
@@ -62,22 +88,15 @@ describe('evaluateOrigin', () => {
     ['connection_refused', 'origin_unreachable'],
     ['timeout', 'origin_unreachable'],
     ['dns_error', 'origin_unreachable'],
-  ])('%s -> %s', (reason, code) => {
-    expect(evaluateOrigin({ ...probed, reason })).toMatchObject({ status: 'failing', errorCode: code, message: expect.stringContaining('http://o/health') });
+    ['connection_error', 'origin_unreachable'],
+  ])('%s -> %s, inconclusive', (reason, code) => {
+    expect(evaluateOrigin({ ...probed, reason })).toMatchObject({ status: 'failing', errorCode: code, inconclusive: true, message: expect.stringContaining('http://o/health') });
   });
-  test('no_active_origin and passing', () => {
-    expect(evaluateOrigin({ kind: 'no_active_origin' }).errorCode).toBe('no_active_origin');
+  test('a 5xx answer is inconclusive', () => {
+    expect(evaluateOrigin({ ...probed, reason: 'error_status', statusCode: 503, message: 'answered 503' })).toMatchObject({ errorCode: 'origin_error_status', inconclusive: true });
+  });
+  test('no_active_origin (conclusive) and passing', () => {
+    expect(evaluateOrigin({ kind: 'no_active_origin' })).toEqual({ status: 'failing', errorCode: 'no_active_origin', message: 'The application has no active origin.' });
     expect(evaluateOrigin({ kind: 'probed', target: 't', ok: true, statusCode: 404 }).status).toBe('passing');
-  });
-});
-
-describe('nextCheckDelayMs', () => {
-  const schedule = [60_000, 120_000, 300_000];
-  test('pending_dns walks the schedule, the last delay repeats', () => {
-    expect([1, 2, 3, 4, 10].map((done) => nextCheckDelayMs('pending_dns', done, schedule, 600_000))).toEqual([60_000, 120_000, 300_000, 300_000, 300_000]);
-  });
-  test('live domains use the live interval', () => {
-    expect(nextCheckDelayMs('ready', 1, schedule, 600_000)).toBe(600_000);
-    expect(nextCheckDelayMs('attention_required', 7, schedule, 600_000)).toBe(600_000);
   });
 });

@@ -1,7 +1,7 @@
 // Pure evaluation of the four checks (DECISIONS §2): DNS answers and probe
 // results in, {status, error_code, message} out. The checker does the I/O.
 import { challengeRecordName, challengeRecordValue } from './dns-records';
-import type { CheckErrorCode, CheckStatus, CheckType, LiveDomainStatus } from './domain-status';
+import type { CheckErrorCode, CheckStatus, CheckType } from './domain-status';
 
 /** CNAME hops followed before the chain is given up. */
 export const MAX_CNAME_HOPS = 8;
@@ -10,24 +10,46 @@ export interface CheckOutcome<T extends CheckType = CheckType> {
   status: CheckStatus;
   errorCode: CheckErrorCode<T> | null;
   message: string | null;
+  /**
+   * A failure that says nothing sure about the customer's setup (DECISIONS
+   * §11): a DNS lookup that timed out, answered SERVFAIL or REFUSED or failed
+   * at the network, or an origin probe that failed. Absent on the others.
+   */
+  inconclusive?: true;
 }
 
 const passing = <T extends CheckType>(): CheckOutcome<T> => ({ status: 'passing', errorCode: null, message: null });
 const failing = <T extends CheckType>(errorCode: CheckErrorCode<T>, message: string): CheckOutcome<T> => ({ status: 'failing', errorCode, message });
+const inconclusive = <T extends CheckType>(errorCode: CheckErrorCode<T>, message: string): CheckOutcome<T> => ({ status: 'failing', errorCode, message, inconclusive: true });
 
 /** DNS names compare case-insensitively, with the trailing dot ignored. */
 export function sameDnsName(a: string, b: string): boolean {
   return a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
 }
 
-/** A DNS answer: the records found (empty when the name has none), or the lookup error of a failure other than "no such record". */
+/**
+ * A DNS answer: the records found (empty when the name has none, NXDOMAIN
+ * included), or the lookup error of a failure other than "no such record"
+ * (a timeout, SERVFAIL, REFUSED, a network error): an inconclusive answer.
+ */
 export type DnsAnswer<T> = { records: T[] } | { error: string };
+
+/**
+ * A CNAME chain: the targets followed from the hostname, in order (empty or
+ * absent: no CNAME); `complete` is false when it went on past MAX_CNAME_HOPS.
+ * `error`: the lookup of the hop after the last one failed (inconclusive).
+ */
+export interface CnameChain {
+  records?: string[];
+  complete?: boolean;
+  error?: string;
+}
 
 /** `txt`: the TXT records at `_custom-domain-challenge.<hostname>`, each as its joined character strings. */
 export function evaluateOwnership(hostname: string, challengeToken: string, txt: DnsAnswer<string>): CheckOutcome<'ownership'> {
   const name = challengeRecordName(hostname);
   const expected = challengeRecordValue(challengeToken);
-  if ('error' in txt) return failing('txt_record_not_found', `The TXT lookup of ${name} failed (${txt.error}).`);
+  if ('error' in txt) return inconclusive('txt_record_not_found', `The TXT lookup of ${name} failed (${txt.error}).`);
   if (txt.records.length === 0) return failing('txt_record_not_found', `No TXT record found at ${name}; expected "${expected}".`);
   if (txt.records.some((value) => value.trim() === expected)) return passing();
   const found = txt.records.map((value) => `"${value}"`).join(', ');
@@ -35,21 +57,19 @@ export function evaluateOwnership(hostname: string, challengeToken: string, txt:
 }
 
 /**
- * `chain`: the CNAME targets followed from the hostname, in order (empty: no
- * CNAME); `complete` is false when the chain went on past MAX_CNAME_HOPS.
- * It passes when the chain reaches the edge target.
+ * Passes when the chain reaches the edge target; a lookup that failed before
+ * it did is inconclusive, whatever hop it was.
  */
-export function evaluateRouting(
-  hostname: string,
-  edgeTarget: string,
-  lookup: DnsAnswer<string> & { complete?: boolean },
-): CheckOutcome<'routing'> {
-  if ('error' in lookup) return failing('cname_not_found', `The CNAME lookup of ${hostname} failed (${lookup.error}).`);
-  const chain = lookup.records;
-  const first = chain[0];
-  if (first === undefined) return failing('cname_not_found', `No CNAME record found at ${hostname}; expected a CNAME to ${edgeTarget}.`);
+export function evaluateRouting(hostname: string, edgeTarget: string, lookup: CnameChain): CheckOutcome<'routing'> {
+  const chain = lookup.records ?? [];
   if (chain.some((target) => sameDnsName(target, edgeTarget))) return passing();
   const shown = (name: string) => name.toLowerCase().replace(/\.$/, '');
+  if (lookup.error !== undefined) {
+    const at = chain.length === 0 ? hostname : shown(chain[chain.length - 1] as string);
+    return inconclusive('cname_not_found', `The CNAME lookup of ${at} failed (${lookup.error}).`);
+  }
+  const first = chain[0];
+  if (first === undefined) return failing('cname_not_found', `No CNAME record found at ${hostname}; expected a CNAME to ${edgeTarget}.`);
   const last = chain[chain.length - 1] as string;
   if (lookup.complete === false) {
     return failing('cname_target_mismatch', `The CNAME chain of ${hostname} is longer than ${MAX_CNAME_HOPS} hops without reaching ${edgeTarget}.`);
@@ -60,6 +80,8 @@ export function evaluateRouting(
 
 export const CERTIFICATE_WAITING_MESSAGE = 'The certificate waits for the ownership and routing checks to pass.';
 export const CERTIFICATE_ISSUING_MESSAGE = 'The certificate is being issued.';
+/** How the passing certificate check of a still valid certificate whose renewal failed begins (DECISIONS §11). */
+export const RENEWAL_FAILED_PREFIX = 'The renewal failed at ';
 
 /** The certificate check before any issuance: pending until ownership and routing pass. */
 export function certificateGate(ownership: CheckOutcome, routing: CheckOutcome): CheckOutcome<'certificate'> | null {
@@ -85,15 +107,9 @@ export type OriginObservation =
 export function evaluateOrigin(observation: OriginObservation): CheckOutcome<'origin'> {
   if (observation.kind === 'no_active_origin') return failing('no_active_origin', 'The application has no active origin.');
   if (observation.ok) return passing();
+  // Every probe failure may be a deploy or a blip of the origin: none is conclusive.
   const detail = `GET ${observation.target}: ${observation.message}.`;
-  if (observation.reason === 'tls_error') return failing('origin_tls_error', detail);
-  if (observation.reason === 'error_status') return failing('origin_error_status', detail);
-  return failing('origin_unreachable', detail);
-}
-
-/** The domain's delay until its next automatic check, after `checksDone` runs (this one included). */
-export function nextCheckDelayMs(status: LiveDomainStatus, checksDone: number, schedulePending: readonly number[], intervalLive: number): number {
-  if (status !== 'pending_dns') return intervalLive;
-  const index = Math.min(Math.max(checksDone - 1, 0), schedulePending.length - 1);
-  return schedulePending[index] ?? intervalLive;
+  if (observation.reason === 'tls_error') return inconclusive('origin_tls_error', detail);
+  if (observation.reason === 'error_status') return inconclusive('origin_error_status', detail);
+  return inconclusive('origin_unreachable', detail);
 }

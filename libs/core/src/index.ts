@@ -17,6 +17,8 @@ export * from './webhook-signature';
 export * from './webhook-delivery';
 export * from './webhook-fairness';
 export * from './checks';
+export * from './check-confirmation';
+export * from './certificate-renewal';
 export * from './acme-budget';
 export * from './domain-resource';
 export * from './group-commit';
