@@ -104,6 +104,9 @@ export interface TestApiOptions {
   now?: () => Date;
 }
 
+/** Confirmation settings short enough for tests; a test of the confirmation itself sets its own. */
+export const SHORT_CONFIRMATION = { CHECK_SCHEDULE_CONFIRM: '200ms', CHECK_OUTAGE_GRACE: '1s', CHECK_SCHEDULE_ATTENTION: '200ms' } as const;
+
 /**
  * Starts the API in-process on port 0 against a fresh database of the kind
  * TEST_DATABASE names (postgres or sqlite). `env` overrides configuration.
@@ -121,6 +124,8 @@ export async function startTestApi(env: Record<string, string> = {}, opts: TestA
       ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
       LOG_LEVEL: 'error',
       EDGE_TARGET: 'edge.example.net',
+      // A ready domain's failure is confirmed within a second or two (DECISIONS §11), not minutes.
+      ...SHORT_CONFIRMATION,
       ...env,
     },
   });

@@ -22,6 +22,9 @@ export interface TestDns {
   clearCname(host: string): Promise<void>;
   /** Adds a CAA `issue` record with this value. */
   addCaa(host: string, issue: string): Promise<void>;
+  /** Every query of `host` answers SERVFAIL until clearServfail (its records are kept). */
+  setServfail(host: string): Promise<void>;
+  clearServfail(host: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -80,6 +83,8 @@ export async function startTestDns(opts: TestDnsOptions = {}): Promise<TestDns> 
     setCname: (host, target) => post('/set-cname', { host: fqdn(host), target: fqdn(target) }),
     clearCname: (host) => post('/clear-cname', { host: fqdn(host) }),
     addCaa: (host, issue) => post('/add-caa', { host: fqdn(host), policies: [{ tag: 'issue', value: issue }] }),
+    setServfail: (host) => post('/set-servfail', { host: fqdn(host) }),
+    clearServfail: (host) => post('/clear-servfail', { host: fqdn(host) }),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

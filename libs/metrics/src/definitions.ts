@@ -28,6 +28,9 @@ export const METRIC = {
   metricsSourceErrors: 'cds_metrics_source_errors_total',
   checks: 'cds_checks_total',
   checkDuration: 'cds_check_duration_seconds',
+  unconfirmedFailures: 'cds_check_unconfirmed_failures_total',
+  confirmedFailures: 'cds_check_confirmed_failures_total',
+  domainsConfirming: 'cds_domains_confirming',
   acmeOrders: 'cds_acme_orders_total',
   acmeFailures: 'cds_acme_order_failures_total',
   acmeBudgetRefusals: 'cds_acme_budget_refusals_total',
@@ -72,13 +75,16 @@ export function setDatabaseRefresh(refresh: () => Promise<void>): void {
 
 /** Gauges read from the database at scrape time (see watchDatabase): any process with a store may export them. */
 export const databaseMetrics = group((registers) => {
-  // prom-client awaits collect() before serializing a gauge; one cached read serves all four.
+  // prom-client awaits collect() before serializing a gauge; one cached read serves all five.
   const collect = () => databaseRefresh();
   return {
     outboxBacklog: new Gauge({ name: METRIC.outboxBacklog, help: 'Outbox rows not yet published to the bus.', registers, collect }),
     outboxOldestAge: new Gauge({ name: METRIC.outboxOldestAge, help: 'Age of the oldest unpublished outbox row; 0 when none.', registers, collect }),
     webhookPending: new Gauge({ name: METRIC.webhookPending, help: 'Webhook deliveries waiting for an attempt.', registers, collect }),
     certificatesExpiring: new Gauge({ name: METRIC.certificatesExpiring, help: 'Certificates whose notAfter is within the window (expired ones included).', labelNames: ['within'] as const, registers, collect }),
+    domainsConfirming: new Gauge({
+      name: METRIC.domainsConfirming, help: 'Ready domains with a check failure being confirmed (DECISIONS §11): still served, rechecked on CHECK_SCHEDULE_CONFIRM.', registers, collect,
+    }),
     sourceErrors: new Counter({ name: METRIC.metricsSourceErrors, help: 'Failed reads of database-backed gauges.', labelNames: ['source'] as const, registers }),
   };
 });
@@ -161,6 +167,14 @@ export const checkerMetrics = group((registers) => {
   return {
     checks: new Counter({ name: METRIC.checks, help: 'Checks run, by type and result.', labelNames: ['check', 'result'] as const, registers }),
     checkDuration: new Histogram({ name: METRIC.checkDuration, help: 'Time one check took.', labelNames: ['check'] as const, buckets: [...LATENCY_BUCKETS], registers }),
+    unconfirmedFailures: new Counter({
+      name: METRIC.unconfirmedFailures,
+      help: 'Failed checks of ready domains not (yet) confirmed (DECISIONS §11): the domain stayed ready, by check and kind (conclusive, inconclusive).',
+      labelNames: ['check', 'kind'] as const, registers,
+    }),
+    confirmedFailures: new Counter({
+      name: METRIC.confirmedFailures, help: 'Confirmations that took a ready domain to attention_required, by the check confirmed.', labelNames: ['check'] as const, registers,
+    }),
     acmeOrders: new Counter({ name: METRIC.acmeOrders, help: 'ACME orders finished, by result.', labelNames: ['result'] as const, registers }),
     acmeFailures: new Counter({ name: METRIC.acmeFailures, help: 'ACME orders that failed, by reason.', labelNames: ['reason'] as const, registers }),
     acmeBudgetRefusals: new Counter({ name: METRIC.acmeBudgetRefusals, help: 'ACME orders held back (not sent) by the hourly order budget, by the scope that had no slot left.', labelNames: ['scope'] as const, registers }),

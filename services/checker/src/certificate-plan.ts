@@ -2,7 +2,7 @@
 // domain has, and say whether one must be issued (none yet, or renewal due).
 // Issuing happens after the step is recorded, so the DNS checks of other
 // domains never wait for a certificate order.
-import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, certificateGate, evaluateCertificate, type CheckOutcome } from '@cds/core';
+import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, certificateGate, evaluateCertificate, RENEWAL_FAILED_PREFIX, type CheckOutcome } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
 
 export interface CertificatePlan {
@@ -37,5 +37,8 @@ export function planCertificate(
     // does not flip to "being issued" and back at every run of the hour.
     return { outcome: { status: 'pending', errorCode: null, message: budgetWait(previous) ?? CERTIFICATE_ISSUING_MESSAGE }, issue: true, notAfter: null };
   }
-  return { outcome: evaluateCertificate(existing, now) as CheckOutcome<'certificate'>, issue: renewalDue, notAfter: existing.notAfter };
+  const outcome = evaluateCertificate(existing, now) as CheckOutcome<'certificate'>;
+  // A renewal tried again keeps saying that the last try failed until one succeeds.
+  const failedRenewal = renewalDue && outcome.status === 'passing' && previous?.status === 'passing' && previous.message?.startsWith(RENEWAL_FAILED_PREFIX) ? previous.message : null;
+  return { outcome: failedRenewal ? { ...outcome, message: failedRenewal } : outcome, issue: renewalDue, notAfter: existing.notAfter };
 }

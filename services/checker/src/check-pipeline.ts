@@ -6,16 +6,18 @@
 // Every step is written with the check rows, the status transition and the
 // outbox rows in one transaction, many domains per transaction (group
 // commit). A domain stays leased until its last step is written.
-import { errorMessage, CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, type CheckOutcome, type OriginObservation } from '@cds/core';
+import {
+  errorMessage, CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, renewalDue, runTrigger,
+  type CheckOutcome, type CheckReason, type ConfirmationSettings, type LiveDomainStatus, type OriginObservation,
+} from '@cds/core';
 import { isDatabaseUnavailable, type CertificateRow, type CheckRunRecord, type DataStore, type LeasedDomain } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { ExpiryTracker } from '@cds/metrics';
 import { planCertificate } from './certificate-plan';
 import { AcmeBudgetWait } from './certificates/acme-order-budget';
 import { IssuanceError, type CertificateIssuer } from './certificates/issuer';
-import { renewalDue } from './certificates/renewal';
 import { CheckLanes, LEASE_ROUNDS } from './check-lanes';
-import { countAcmeOrder, countBudgetRefusal, countChecks, observeCheckDuration, timedCheck } from './checker-metrics';
+import { countAcmeOrder, countBudgetRefusal, countChecks, countConfirmation, observeCheckDuration, timedCheck } from './checker-metrics';
 import type { DnsLookups } from './dns-lookups';
 import { loadOriginContext, observeOrigin, type OriginContext, type OriginProbeSettings } from './observe-origin';
 import { keepTrying } from './keep-trying';
@@ -29,6 +31,7 @@ export interface PipelineOptions {
   edgeTarget: string;
   encryptionKey: Buffer;
   schedule: Schedule;
+  confirmation: ConfirmationSettings;
   now: () => Date;
   logger: Logger;
   /** Names this checker in the lease column. */
@@ -64,6 +67,8 @@ const ISSUE_PRIORITY = { renewal: 0, first: 1 } as const;
 
 interface Admitted {
   leased: LeasedDomain;
+  /** The reason of the `domain.check.requested` message that leased it; null for the scheduler. */
+  requested: CheckReason | null;
   origin: Promise<OriginContext | null>;
   /** Settles when the first step is written (or dropped). */
   recorded: () => void;
@@ -122,7 +127,7 @@ export class CheckPipeline {
    * one are read per application and batch); resolves when the first step of
    * each is written or dropped.
    */
-  async admit(leased: LeasedDomain[]): Promise<void> {
+  async admit(leased: LeasedDomain[], requested: CheckReason | null = null): Promise<void> {
     if (leased.length === 0) return;
     if (this.lanes.stopped) return this.giveBack(leased.map((l) => l.domain.id), null);
     // One read of the origin per application and batch.
@@ -140,7 +145,7 @@ export class CheckPipeline {
     const admitted: Admitted[] = [];
     const done = leased.map((l) => new Promise<void>((resolve) => {
       this.held.add(l.domain.id);
-      admitted.push({ leased: l, origin: l.hasActiveOrigin ? originOf(l.domain.applicationId) : noOrigin, recorded: resolve });
+      admitted.push({ leased: l, requested, origin: l.hasActiveOrigin ? originOf(l.domain.applicationId) : noOrigin, recorded: resolve });
     }));
     this.lanes.queueChecks(admitted);
     await Promise.all(done);
@@ -173,16 +178,18 @@ export class CheckPipeline {
       const planStart = performance.now();
       // Only a certificate of this domain, with an issuer that knows renewal windows, waits for one.
       const window = existing && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain).catch(() => null) : null;
-      const plan = planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing.notAfter, startedAt, window), startedAt, previous);
+      const plan = planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing, startedAt, window), startedAt, previous);
       observeCheckDuration('certificate', planStart);
       const observed: Outcomes = { ownership, routing, certificate: plan.outcome, origin: evaluateOrigin(originSeen) };
       countChecks(plan.issue ? { ownership, routing, origin: observed.origin } : observed);
       this.seeCertificate(domain.id, plan.notAfter);
 
       const now = opts.now();
+      const failedRuns = Math.max(0, ...item.leased.checks.map((c) => c.failedRuns ?? 0));
       const step = recordStep({
-        domain, checkCount, before: item.leased.checks, observed, startedAt, now, counted: true,
-        continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
+        domain, checkCount, statusRuns: item.leased.statusRuns, before: item.leased.checks, observed, startedAt, now, counted: true,
+        continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, confirmation: opts.confirmation,
+        edgeTarget: opts.edgeTarget, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, failedRuns), statusBefore: domain.status, checks: [] },
       });
       // Written in the background: the slot goes to the next domain at once.
       this.lanes.addWrite(this.recorder.add(step.record).then(
@@ -192,10 +199,10 @@ export class CheckPipeline {
               // Deleted meanwhile, or the lease was lost: nothing of this run is kept.
               this.seeCertificate(domain.id, null);
               this.held.delete(domain.id);
-            } else if (plan.issue) {
-              this.lanes.queueIssue({ step, checkCount, startedAt, existing });
             } else {
-              this.held.delete(domain.id);
+              countConfirmation(step);
+              if (plan.issue) this.lanes.queueIssue({ step, checkCount, startedAt, existing });
+              else this.held.delete(domain.id);
             }
           } finally {
             item.recorded();
@@ -218,6 +225,7 @@ export class CheckPipeline {
       let outcome: CheckOutcome<'certificate'>;
       let issued: CertificateRow | null = null;
       let checkBy: Date | null = null;
+      let renewalFailed: { reason: string; validUntil: Date } | null = null;
       try {
         const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null, domain.applicationId));
         if (acme) countAcmeOrder(null);
@@ -242,13 +250,15 @@ export class CheckPipeline {
           const message = errorMessage(err);
           opts.logger.warn('certificate issuance failed', { domain_id: domain.id, hostname: domain.hostname, code, error: message });
           outcome = kept ?? { status: 'failing', errorCode: code, message };
+          if (kept && item.existing) renewalFailed = { reason: message, validUntil: item.existing.notAfter };
         }
       }
       countChecks({ certificate: outcome });
       this.seeCertificate(domain.id, issued?.notAfter ?? item.existing?.notAfter ?? null);
       const step = recordStep({
-        domain, checkCount: item.checkCount, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt, now: opts.now(),
-        counted: false, continuesUntil: null, checkBy, issued, schedule: opts.schedule, edgeTarget: opts.edgeTarget,
+        domain, checkCount: item.checkCount, statusRuns: item.step.statusRuns, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt,
+        now: opts.now(), counted: false, continuesUntil: null, checkBy, issued, renewalFailed, run: item.step.run, schedule: opts.schedule,
+        confirmation: opts.confirmation, edgeTarget: opts.edgeTarget,
       });
       if (issued) {
         // The new certificate is only in memory until this write: it is tried again while the database is away for a moment.
@@ -265,6 +275,7 @@ export class CheckPipeline {
       } else {
         await this.recorder.add(step.record);
       }
+      countConfirmation(step);
       this.held.delete(domain.id);
     } catch (err) {
       await this.giveBack([domain.id], err);

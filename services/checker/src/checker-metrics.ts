@@ -4,7 +4,7 @@
 // traffic reaches and the checker renews). Every known label set is present at
 // zero from the start, so a dashboard or an alert finds its series before the
 // first check.
-import { ACME_BUDGET_SCOPES, CHECK_STATUSES, CHECK_TYPES, type AcmeBudgetScope, type CheckOutcome, type CheckType } from '@cds/core';
+import { ACME_BUDGET_SCOPES, CHECK_STATUSES, CHECK_TYPES, FAILURE_KINDS, failureKind, type AcmeBudgetScope, type CheckOutcome, type CheckType } from '@cds/core';
 import { checkerMetrics, ExpiryTracker, watchCertificateExpiry } from '@cds/metrics';
 import type { IssuanceError } from './certificates/issuer';
 
@@ -17,6 +17,8 @@ export function initCheckerMetrics(): void {
   for (const check of CHECK_TYPES) {
     for (const result of CHECK_STATUSES) m.checks.inc({ check, result }, 0);
     m.checkDuration.zero({ check });
+    for (const kind of FAILURE_KINDS) m.unconfirmedFailures.inc({ check, kind }, 0);
+    m.confirmedFailures.inc({ check }, 0);
   }
   for (const result of Object.values(ACME_ORDER_RESULTS)) m.acmeOrders.inc({ result }, 0);
   for (const reason of ACME_FAILURE_REASONS) m.acmeFailures.inc({ reason }, 0);
@@ -80,4 +82,11 @@ export function countBudgetRefusal(scope: AcmeBudgetScope): void {
 export function watchSeenCertificates(ttlMs: number, now: () => Date): { tracker: ExpiryTracker; unwatch: () => void } {
   const tracker = new ExpiryTracker(ttlMs);
   return { tracker, unwatch: watchCertificateExpiry(() => tracker.earliest(now())) };
+}
+
+/** Failed checks of a ready domain a step left unconfirmed, and the confirmations that took one to attention_required (DECISIONS §11). */
+export function countConfirmation(step: { unconfirmed: ReadonlyArray<{ type: CheckType; outcome: Pick<CheckOutcome, 'inconclusive'> }>; confirmed: readonly CheckType[] }): void {
+  const m = checkerMetrics();
+  for (const { type, outcome } of step.unconfirmed) m.unconfirmedFailures.inc({ check: type, kind: failureKind(outcome) });
+  for (const check of step.confirmed) m.confirmedFailures.inc({ check });
 }

@@ -70,7 +70,7 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
       hostname, error: errorMessage(err),
     }),
     onOrderResumed: (hostname, status) => logger.warn('an earlier try was cut short after the CA accepted its order: carrying that order on instead of ordering again', { hostname, order_status: status }),
-    onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed 30 days before expiry until the next try', {
+    onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed once two thirds of its lifetime have passed until the next try', {
       cert_id: certId, error: errorMessage(err),
     }),
   });
@@ -102,7 +102,8 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     },
     edgeTarget: config.edgeTarget,
     encryptionKey: config.dataEncryptionKey,
-    schedule: { pending: config.checkSchedulePending, live: config.checkIntervalLive },
+    schedule: { pending: config.checkSchedulePending, live: config.checkIntervalLive, confirm: config.checkScheduleConfirm, attention: config.checkScheduleAttention },
+    confirmation: { confirmations: config.checkConfirmations, outageGraceMs: config.checkOutageGrace },
     now,
     logger,
     checkerId,
@@ -189,7 +190,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       const at = now();
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
-      if (leased) await pipeline.admit([leased]);
+      if (leased) await pipeline.admit([leased], message.payload.reason);
     }, {
       // The outbox row's time travels with the message; a redelivery's lag was counted the first time.
       writtenAt: (message) => (message.redelivered ? null : message.writtenAt),

@@ -1,7 +1,7 @@
 // The DNS side of the ownership and routing checks, over DNS_SERVERS (the
 // system resolvers when empty).
 import { Resolver } from 'node:dns/promises';
-import { errorMessage, MAX_CNAME_HOPS, type DnsAnswer } from '@cds/core';
+import { errorMessage, MAX_CNAME_HOPS, type CnameChain, type DnsAnswer } from '@cds/core';
 
 /** Answers that mean "the name has no such record", not a failed lookup. */
 const NO_RECORD = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
@@ -12,7 +12,7 @@ export interface DnsLookups {
   /** TXT records at `name`, each record's character strings joined. */
   txt(name: string): Promise<DnsAnswer<string>>;
   /** The CNAME chain from `name`, at most MAX_CNAME_HOPS hops; `complete` false when it went on. */
-  cnameChain(name: string): Promise<DnsAnswer<string> & { complete: boolean }>;
+  cnameChain(name: string): Promise<CnameChain>;
 }
 
 function lookupError(err: unknown): string {
@@ -35,12 +35,13 @@ function answer<T>(query: Promise<T[]>): Promise<DnsAnswer<T>> {
  * allowed hop. Promise callbacks rather than an async loop: it runs for every
  * domain checked.
  */
-export function followCnames(resolveCname: (name: string) => Promise<string[]>, name: string): Promise<DnsAnswer<string> & { complete: boolean }> {
+export function followCnames(resolveCname: (name: string) => Promise<string[]>, name: string): Promise<CnameChain> {
   const chain: string[] = [];
-  const hop = (current: string): Promise<DnsAnswer<string> & { complete: boolean }> => answer(resolveCname(current)).then((found) => {
+  const hop = (current: string): Promise<CnameChain> => answer(resolveCname(current)).then((found): CnameChain | Promise<CnameChain> => {
     // The lookup beyond the last hop tells a chain of exactly MAX_CNAME_HOPS from a longer one.
     if (chain.length === MAX_CNAME_HOPS) return { records: chain, complete: 'error' in found || found.records.length === 0 };
-    if ('error' in found) return chain.length === 0 ? { ...found, complete: true } : { records: chain, complete: true };
+    // A failed lookup at any hop leaves the chain unknown from there (inconclusive, unless it already reached the edge).
+    if ('error' in found) return { records: chain, complete: true, error: found.error };
     const next = found.records[0];
     if (next === undefined) return { records: chain, complete: true };
     chain.push(next);

@@ -4,4 +4,4 @@ export { InternalCa, INTERNAL_CA_SETTINGS } from './certificates/internal-ca';
 export { AcmeIssuer, ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, ARI_REQUEST_TIMEOUT_MS, FAILED_VALIDATIONS_PER_HOUR, type AcmeIssuerOptions } from './certificates/acme-issuer';
 export { AcmeBudgetWait, AcmeOrderBudget, applicationOrdersKey, DEPLOYMENT_ORDERS_KEY } from './certificates/acme-order-budget';
 export { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './certificates/issuer';
-export { ariCertId, renewalDue, RENEW_BEFORE_MS, type RenewalWindow } from './certificates/renewal';
+export { ariCertId } from './certificates/renewal';

@@ -10,7 +10,7 @@
 // jumps to the start of an hour instead of waiting for one.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AcmeIssuer, AcmeOrderBudget, applicationOrdersKey, DEPLOYMENT_ORDERS_KEY, RENEW_BEFORE_MS } from '@cds/checker';
+import { AcmeIssuer, AcmeOrderBudget, applicationOrdersKey, DEPLOYMENT_ORDERS_KEY } from '@cds/checker';
 import { ACME_BUDGET_WAIT_PREFIX, ACME_BUDGET_WINDOW_SECONDS, type AcmeBudgetScope } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
 import { checkerMetrics } from '@cds/metrics';
@@ -170,7 +170,7 @@ test('when the budget is short, a renewal due takes its slot before first certif
   }
 
   // A certificate that expires in 10 days: its renewal is due, and waits too. The domain stays ready meanwhile.
-  const expiring = expiringCertificate(renewing, 10, api.config.dataEncryptionKey);
+  const expiring = await expiringCertificate(renewing, 10, api.config.dataEncryptionKey);
   await api.store.run((r) => r.certificates.save(expiring));
   const ordersBefore = proxy.orders().length;
   await sleep(2000); // several checks of the domain, 300 ms apart
@@ -209,9 +209,10 @@ test("what every checker is answered: the slots renewals due can still use this 
   if (!renewing) throw new Error('the first test left no ready domain to renew');
   // No checker takes slots from here on: the budget below answers as it would any checker replica.
   await stack.checker.stop();
-  await api.store.run((r) => r.certificates.save(expiringCertificate(renewing, 10, api.config.dataEncryptionKey)));
+  const expiring = await expiringCertificate(renewing, 10, api.config.dataEncryptionKey);
+  await api.store.run((r) => r.certificates.save(expiring));
   clock.startWindow(ACME_BUDGET_WINDOW_SECONDS);
-  const due = await api.store.run((r) => r.certificates.renewalsDue(new Date(clock.epochMs() + RENEW_BEFORE_MS)));
+  const due = await api.store.run((r) => r.certificates.renewalsDue(clock.now()));
   expect(due).toEqual([{ applicationId: expect.any(String), due: 1 }]);
   const renewingApp = (due[0] as { applicationId: string }).applicationId;
 

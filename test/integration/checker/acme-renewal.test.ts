@@ -9,8 +9,8 @@
 // edge on EDGE_HTTP_PORT.
 import { X509Certificate } from 'node:crypto';
 import * as acme from 'acme-client';
-import { ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, ARI_REQUEST_TIMEOUT_MS, ariCertId, RENEW_BEFORE_MS } from '@cds/checker';
-import { decryptSecret } from '@cds/core';
+import { ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, ARI_REQUEST_TIMEOUT_MS, ariCertId } from '@cds/checker';
+import { decryptSecret, renewalAfter, renewalDue } from '@cds/core';
 import type { CertificateRow, OutboxRow } from '@cds/data';
 import type { TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
@@ -112,8 +112,8 @@ test('ACME Renewal Information: a window that has begun renews years before expi
   expect(leafOf(renewed.pemChain).serialNumber).not.toBe(leafOf(first.pemChain).serialNumber);
   expect(leafOf(renewed.pemChain).checkHost(early.hostname)).toBe(early.hostname);
   expect(renewed.notAfter.getTime()).toBeGreaterThan(first.notAfter.getTime());
-  // Renewed well before the 30 days ahead of expiry when renewal would otherwise begin.
-  expect(first.notAfter.getTime() - Date.now()).toBeGreaterThan(RENEW_BEFORE_MS + 300 * DAY_MS);
+  // Renewed long before two thirds of its lifetime, when renewal would otherwise begin.
+  expect(renewalAfter(first, null).getTime() - Date.now()).toBeGreaterThan(300 * DAY_MS);
   expect(ordersFor(early.hostname)).toHaveLength(2);
   // The first order replaced nothing; the renewal names the certificate it replaces.
   expect(ordersFor(early.hostname).map((order) => order.replaces)).toEqual([undefined, ariIdOf(first)]);
@@ -132,10 +132,10 @@ test('ACME Renewal Information: a window that has begun renews years before expi
   expect(await eventsOf(early.id)).toEqual(['domain.ready']);
 });
 
-test('a certificate that expires within 30 days is replaced while the domain stays ready, without an attention event', async () => {
+test('a certificate past two thirds of its lifetime is replaced while the domain stays ready, without an attention event', async () => {
   const domain = await readyDomain('expiring');
-  const expiring = expiringCertificate(domain, 10, api.config.dataEncryptionKey);
-  expect(expiring.notAfter.getTime() - Date.now()).toBeLessThan(RENEW_BEFORE_MS);
+  const expiring = await expiringCertificate(domain, 10, api.config.dataEncryptionKey);
+  expect(renewalDue(expiring, new Date(), null)).toBe(true);
   // A certificate this CA did not issue: like Let's Encrypt, it refuses an order claiming to replace it.
   proxy.refuseReplaces.add(ariIdOf(expiring));
   await api.store.run((r) => r.certificates.save(expiring));
@@ -153,7 +153,7 @@ test('a certificate that expires within 30 days is replaced while the domain sta
   expect(leaf.serialNumber).not.toBe(leafOf(expiring.pemChain).serialNumber);
   expect(leaf.issuer).toContain('Pebble');
   expect(leaf.checkHost(domain.hostname)).toBe(domain.hostname);
-  expect(replaced.notAfter.getTime() - Date.now()).toBeGreaterThan(RENEW_BEFORE_MS);
+  expect(renewalDue(replaced, new Date(), null)).toBe(false);
   expect(replaced.keySealed).not.toBe(expiring.keySealed);
   // The order naming the expiring certificate was refused, and placed again without `replaces`.
   expect(proxy.refusedOrders.filter((order) => order.replaces === ariIdOf(expiring))).toHaveLength(1);
@@ -208,7 +208,7 @@ test('a renewal that fails leaves the still valid certificate passing and the do
   // The renewal must be validated, and nothing answers HTTP-01 any more: Pebble's validation fails.
   expect(await deactivateAuthorizations(domain.hostname)).toBe(1);
   await stack.closeEdge();
-  const expiring = expiringCertificate(domain, 10, api.config.dataEncryptionKey);
+  const expiring = await expiringCertificate(domain, 10, api.config.dataEncryptionKey);
   await api.store.run((r) => r.certificates.save(expiring));
 
   // Failed orders counted in the clock hour now or the one before (the failure may fall just before a boundary).
@@ -226,7 +226,10 @@ test('a renewal that fails leaves the still valid certificate passing and the do
   expect(stack.checkerLog.some((line) => line.includes(`The ACME order for ${domain.hostname} failed`) && line.includes('connection refused'))).toBe(true);
 
   const later = await waitForDomain(api, app.key, domain.id, (d) => (check(d, 'certificate').observed_at ?? '') > failedAt);
-  expect(check(later, 'certificate')).toMatchObject({ status: 'passing', error_code: null, message: null });
+  // Not a failure of the check (DECISIONS §11): it says that the renewal failed, why, and when it is tried again.
+  expect(check(later, 'certificate')).toMatchObject({ status: 'passing', error_code: null });
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  expect(check(later, 'certificate').message).toMatch(new RegExp(`^The renewal failed at \\S+Z \\(.+\\); the certificate stays valid until ${escape(expiring.notAfter.toISOString())} and the renewal is tried again at \\S+Z\\.$`));
   expect(later.status).toBe('ready');
   expect((await certificateOf(domain.hostname)).pemChain).toBe(expiring.pemChain);
   expect(await eventsOf(domain.id)).toEqual(['domain.ready']);

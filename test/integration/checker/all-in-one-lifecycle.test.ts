@@ -11,6 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import { createDataStore } from '@cds/data';
 import { connectTestClient, type TestClient } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
+import { SHORT_CONFIRMATION } from '../../support/api-harness';
 import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
 import { check, EDGE_TARGET, publishRecords, startOrigin, type DomainView, type TestOrigin } from './checker-stack';
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
       PATH: process.env.PATH, HOME: process.env.HOME,
       API_PORT: String(api), METRICS_PORT: String(metrics), EDGE_HTTP_PORT: String(http), EDGE_HTTPS_PORT: String(https),
       DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, LOG_LEVEL: 'error', OPERATOR_TOKEN: token,
-      EDGE_TARGET, DNS_SERVERS: dns.server, CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '300ms',
+      EDGE_TARGET, DNS_SERVERS: dns.server, CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '300ms', ...SHORT_CONFIRMATION,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

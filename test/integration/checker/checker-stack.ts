@@ -101,6 +101,8 @@ export interface TestOrigin {
   url: string;
   /** Status answered to every request. */
   answer: number;
+  /** Status answered to the health probe (GET /health) instead, when set. */
+  probeAnswer: number | null;
   requests: Array<{ host: string | undefined; path: string | undefined; assertion: string | undefined }>;
   /** Replaces the TLS certificate (https origins only). */
   setCertificate(cert: { cert: string; key: string }): void;
@@ -111,6 +113,7 @@ export async function startOrigin(tls?: { cert: string; key: string }): Promise<
   const state: TestOrigin = {
     url: '',
     answer: 200,
+    probeAnswer: null,
     requests: [],
     setCertificate: (cert) => (server as https.Server).setSecureContext(cert),
     close: () => new Promise<void>((resolve) => {
@@ -121,7 +124,8 @@ export async function startOrigin(tls?: { cert: string; key: string }): Promise<
   const handler: http.RequestListener = (req, res) => {
     const assertion = req.headers['x-custom-domain-assertion'];
     state.requests.push({ host: req.headers.host, path: req.url, assertion: typeof assertion === 'string' ? assertion : undefined });
-    res.writeHead(state.answer, { 'content-type': 'text/plain' }).end('origin');
+    const probed = req.url === '/health' && state.probeAnswer !== null;
+    res.writeHead(probed ? (state.probeAnswer as number) : state.answer, { 'content-type': 'text/plain' }).end('origin');
   };
   const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -22,7 +22,8 @@ describe('check runs repository', () => {
     return {
       domainId: row.id, startedAt: at(100), status: 'pending_dns', nextCheckAt: at(60_000), updatedAt: at(200), counted: true, leaseUntil: null,
       checks: checksFor(row.id).map((c) => ({ ...c, status: 'failing', errorCode: 'txt_record_not_found', message: 'none', observedAt: at(150), nextCheckAt: at(60_000) })),
-      certificate: null, messages: [], ...overrides,
+      certificate: null, messages: [],
+      run: { slot: 0, startedAt: at(100), durationMs: 50, trigger: 'created', statusBefore: 'pending_dns', statusAfter: 'pending_dns', checks: [] }, ...overrides,
     };
   }
 
@@ -85,5 +86,24 @@ describe('check runs repository', () => {
     await ctx.store.transaction((r) => r.checkRuns.record([record(row, { counted: false, startedAt: at(100), nextCheckAt: at(90_000) })], 'me'));
     expect((await ctx.store.run((r) => r.domains.find(app.id, row.id, false)))?.nextCheckAt).toEqual(at(120));
     expect((await ctx.store.run((r) => r.checkRuns.claim(row.id, at(35_000), 'other', at(65_000))))?.checkCount).toBe(1);
+  });
+
+  it('keeps each check streak and the runs since the status began, and reads them back with the lease', async () => {
+    const row = await domain({ status: 'ready' });
+    await ctx.store.run((r) => r.checkRuns.claim(row.id, at(100), 'me', at(30_100)));
+    const confirming = checksFor(row.id).map((c) => (c.type === 'origin'
+      ? { ...c, status: 'passing' as const, message: 'confirming', observedAt: at(150), nextCheckAt: at(30_000), failedRuns: 2, failingSince: at(90), inconclusive: true }
+      : { ...c, status: 'passing' as const, observedAt: at(150) }));
+    await ctx.store.transaction((r) => r.checkRuns.record([record(row, { status: 'ready', checks: confirming, nextCheckAt: at(30_000) })], 'me'));
+    const leased = await ctx.store.run((r) => r.checkRuns.claim(row.id, at(31_000), 'me', at(61_000)));
+    expect(leased?.checks).toEqual(confirming);
+    // Same status: one run more since it began.
+    expect(leased?.statusRuns).toBe(1);
+    await ctx.store.transaction((r) => r.checkRuns.record([record(row, { status: 'attention_required', checks: confirming, startedAt: at(31_000) })], 'me'));
+    const entered = await ctx.store.run((r) => r.checkRuns.claim(row.id, at(61_000), 'me', at(91_000)));
+    // The run that entered a status is run 0 of it.
+    expect(entered?.statusRuns).toBe(0);
+    expect(entered?.checkCount).toBe(2);
+    await ctx.store.run((r) => r.checkRuns.release([row.id], 'me'));
   });
 });

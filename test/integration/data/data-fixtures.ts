@@ -90,6 +90,6 @@ export function aDomain(applicationId: string, overrides: Partial<DomainRow> = {
 
 export function checksFor(domainId: string): CheckRow[] {
   return (['ownership', 'routing', 'certificate', 'origin'] as const).map((type) => ({
-    domainId, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null,
+    domainId, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null, failedRuns: 0, failingSince: null, inconclusive: false,
   }));
 }

@@ -15,5 +15,8 @@ export const domainCheckEntity = (t: ColumnTypes) =>
       message: { type: 'text', nullable: true },
       observedAt: { type: t.timestamp, name: 'observed_at', nullable: true },
       nextCheckAt: { type: t.timestamp, name: 'next_check_at', nullable: true },
+      failedRuns: { type: 'integer', name: 'failed_runs', default: 0 },
+      failingSince: { type: t.timestamp, name: 'failing_since', nullable: true },
+      inconclusive: { type: 'boolean', default: false },
     },
   });

@@ -9,6 +9,7 @@ import { WebhookFairness1760000000700 } from './1760000000700-webhook-fairness';
 import { EdgeChangeFeed1760000000800 } from './1760000000800-edge-change-feed';
 import { DomainLivePages1760000000900 } from './1760000000900-domain-live-pages';
 import { CheckerHotUpdates1760000000950 } from './1760000000950-checker-hot-updates';
+import { CheckConfirmation1760000001000 } from './1760000001000-check-confirmation';
 
 /** Every migration, oldest first. Listed by hand: nothing is discovered from dist/. */
-export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300, LiveDomainCounter1760000000400, OutboxSetAside1760000000500, Housekeeping1760000000600, WebhookFairness1760000000700, EdgeChangeFeed1760000000800, DomainLivePages1760000000900, CheckerHotUpdates1760000000950];
+export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300, LiveDomainCounter1760000000400, OutboxSetAside1760000000500, Housekeeping1760000000600, WebhookFairness1760000000700, EdgeChangeFeed1760000000800, DomainLivePages1760000000900, CheckerHotUpdates1760000000950, CheckConfirmation1760000001000];

@@ -26,10 +26,11 @@ export interface CertificatesRepository {
   save(row: CertificateRow): Promise<void>;
   delete(hostname: string): Promise<void>;
   /**
-   * Per application, the certificates expiring by `before` that the checker will renew:
-   * those of live domains, issued to the domain, whose ownership and routing checks pass.
+   * Per application, the certificates due for renewal at `now` (two thirds of
+   * their lifetime passed) that the checker will renew: those of live domains,
+   * issued to the domain, whose ownership and routing checks pass.
    */
-  renewalsDue(before: Date): Promise<RenewalsDue[]>;
+  renewalsDue(now: Date): Promise<RenewalsDue[]>;
   /** Removes the certificates of deleted domains (background clean-up); returns their hostnames. */
   deleteOfDeletedDomains(): Promise<string[]>;
 }

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { CertificateRow } from './certificates.types';
-import type { CheckRunRecord, CheckRunsRepository, LeasedDomain } from './check-runs.types';
+import type { CheckRunRecord, CheckRunsRepository, LeasedDomain, RecentRun } from './check-runs.types';
 import type { CheckRow, DomainRow } from './domains.types';
 import { ENTITY } from '../entities';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
@@ -12,7 +12,7 @@ import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, chunks } from './write-helpers';
 
 /** Every column of a leased domain, as the lease statements return them. */
-const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count';
+const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count, status_runs';
 
 function domainFromDb(raw: RawRow): DomainRow {
   return {
@@ -30,12 +30,16 @@ function domainFromDb(raw: RawRow): DomainRow {
   };
 }
 
-/** A check row as [type, status, error_code, message, observed_at, next_check_at] (PostgreSQL's json_build_array). */
+/** The check columns the lease reads, in the order checkFromJson takes them. */
+const CHECK_COLUMNS = ['type', 'status', 'error_code', 'message', 'observed_at', 'next_check_at', 'failed_runs', 'failing_since', 'inconclusive'] as const;
+
+/** A check row as CHECK_COLUMNS' values (PostgreSQL's json_build_array). */
 function checkFromJson(domainId: string, row: unknown[]): CheckRow {
-  const [type, status, errorCode, message, observedAt, nextCheckAt] = row;
+  const [type, status, errorCode, message, observedAt, nextCheckAt, failedRuns, failingSince, inconclusive] = row;
   return {
     domainId, type: type as CheckRow['type'], status: status as CheckRow['status'], errorCode: (errorCode ?? null) as string | null,
     message: (message ?? null) as string | null, observedAt: nullableTimestampFromDb(observedAt), nextCheckAt: nullableTimestampFromDb(nextCheckAt),
+    failedRuns: numberFromDb(failedRuns ?? 0), failingSince: nullableTimestampFromDb(failingSince), inconclusive: inconclusive === true || inconclusive === 1,
   };
 }
 
@@ -55,7 +59,7 @@ function certificateFromDb(raw: RawRow): CertificateRow | null {
 const leaseWithContext = (update: string) => `
   WITH leased AS (${update} RETURNING ${DOMAIN_COLUMNS})
   SELECT leased.*,
-    (SELECT json_agg(json_build_array(dc.type, dc.status, dc.error_code, dc.message, dc.observed_at, dc.next_check_at))
+    (SELECT json_agg(json_build_array(${CHECK_COLUMNS.map((c) => `dc.${c}`).join(', ')}))
        FROM domain_checks dc WHERE dc.domain_id = leased.id) AS checks,
     EXISTS (SELECT 1 FROM origins o WHERE o.application_id = leased.application_id AND o.status = 'active') AS active_origin,
     c.hostname AS c_hostname, c.domain_id AS c_domain_id, c.issuer AS c_issuer, c.pem_chain AS c_pem_chain, c.key_sealed AS c_key_sealed,
@@ -71,6 +75,7 @@ const DOMAIN_UPDATE = `
   next_check_at = CASE WHEN domains.next_check_at > v.started_at THEN LEAST(domains.next_check_at, v.next_check_at) ELSE v.next_check_at END,
   updated_at = v.updated_at,
   check_count = domains.check_count + v.counted,
+  status_runs = CASE WHEN domains.status = v.status THEN domains.status_runs + v.counted ELSE 0 END,
   leased_by = CASE WHEN v.lease_until IS NULL THEN NULL ELSE domains.leased_by END,
   leased_until = v.lease_until`;
 
@@ -78,7 +83,15 @@ const DOMAIN_UPDATE = `
 const fromEpochMs = (column: string) => `(TIMESTAMPTZ 'epoch' + ${column} * INTERVAL '1 millisecond')`;
 
 const CHECK_UPSERT = `ON CONFLICT (domain_id, type) DO UPDATE SET status = excluded.status, error_code = excluded.error_code, message = excluded.message,
-  observed_at = excluded.observed_at, next_check_at = excluded.next_check_at`;
+  observed_at = excluded.observed_at, next_check_at = excluded.next_check_at, failed_runs = excluded.failed_runs, failing_since = excluded.failing_since,
+  inconclusive = excluded.inconclusive`;
+
+/** A run's row replaces the oldest of the domain's ring of recent runs (or its own first step's). */
+const RUN_UPSERT = `ON CONFLICT (domain_id, slot) DO UPDATE SET started_at = excluded.started_at, duration_ms = excluded.duration_ms, trigger = excluded.trigger,
+  status_before = excluded.status_before, status_after = excluded.status_after, checks = excluded.checks`;
+
+/** A run's checks as stored: [status, error_code, message] each, ownership → origin. */
+const runChecksText = (run: RecentRun) => JSON.stringify(run.checks.map((c) => [c.status, c.errorCode, c.message]));
 
 const CERTIFICATE_UPSERT = `ON CONFLICT (hostname) DO UPDATE SET domain_id = excluded.domain_id, issuer = excluded.issuer, pem_chain = excluded.pem_chain,
   key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at`;
@@ -107,12 +120,22 @@ const RECORD_STATEMENT = `
     RETURNING domains.id
   ),
   checks AS (
-    INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at)
-    SELECT c.domain_id, c.type, c.status, c.error_code, c.message, ${fromEpochMs('c.observed_at')}, ${fromEpochMs('c.next_check_at')}
+    INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at, failed_runs, failing_since, inconclusive)
+    SELECT c.domain_id, c.type, c.status, c.error_code, c.message, ${fromEpochMs('c.observed_at')}, ${fromEpochMs('c.next_check_at')},
+      c.failed_runs, ${fromEpochMs('c.failing_since')}, c.inconclusive
     FROM json_to_recordset(CAST(:checks AS json))
-      AS c(domain_id uuid, type varchar, status varchar, error_code text, message text, observed_at bigint, next_check_at bigint)
+      AS c(domain_id uuid, type varchar, status varchar, error_code text, message text, observed_at bigint, next_check_at bigint,
+        failed_runs integer, failing_since bigint, inconclusive boolean)
     WHERE c.domain_id IN (SELECT id FROM changed)
     ${CHECK_UPSERT}
+  ),
+  runs AS (
+    INSERT INTO domain_check_runs (domain_id, slot, started_at, duration_ms, trigger, status_before, status_after, checks)
+    SELECT r.domain_id, r.slot, ${fromEpochMs('r.started_at')}, r.duration_ms, r.trigger, r.status_before, r.status_after, r.checks
+    FROM json_to_recordset(CAST(:runs AS json))
+      AS r(domain_id uuid, slot smallint, started_at bigint, duration_ms integer, trigger varchar, status_before varchar, status_after varchar, checks text)
+    WHERE r.domain_id IN (SELECT id FROM changed)
+    ${RUN_UPSERT}
   ),
   certificates AS (
     INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at)
@@ -196,7 +219,10 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       ? (await queryRows<RawRow>(this.manager, leaseWithContext(update), params)).map((raw): LeasedDomain => {
           const domain = domainFromDb(raw);
           const checks = ((raw.checks ?? []) as unknown[][]).map((row) => checkFromJson(domain.id, row)).sort(byCheckType);
-          return { domain, checkCount: numberFromDb(raw.check_count), checks, certificate: certificateFromDb(raw), hasActiveOrigin: raw.active_origin === true };
+          return {
+            domain, checkCount: numberFromDb(raw.check_count), statusRuns: numberFromDb(raw.status_runs), checks, certificate: certificateFromDb(raw),
+            hasActiveOrigin: raw.active_origin === true,
+          };
         })
       : await this.withContext(await updateReturning<RawRow>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
     const due = (l: LeasedDomain) => l.domain.nextCheckAt?.getTime() ?? 0;
@@ -208,9 +234,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     if (rows.length === 0) return [];
     const domains = rows.map(domainFromDb);
     const ids = domains.map((d) => d.id);
-    const checks = await queryRows<RawRow>(
-      this.manager, 'SELECT domain_id, type, status, error_code, message, observed_at, next_check_at FROM domain_checks WHERE domain_id IN (:...ids)', { ids },
-    );
+    const checks = await queryRows<RawRow>(this.manager, `SELECT domain_id, ${CHECK_COLUMNS.join(', ')} FROM domain_checks WHERE domain_id IN (:...ids)`, { ids });
     const certificates = await queryRows<RawRow>(
       this.manager,
       `SELECT hostname AS c_hostname, domain_id AS c_domain_id, issuer AS c_issuer, pem_chain AS c_pem_chain, key_sealed AS c_key_sealed,
@@ -224,8 +248,8 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     return domains.map((domain, i) => ({
       domain,
       checkCount: numberFromDb((rows[i] as RawRow).check_count),
-      checks: checks.filter((c) => c.domain_id === domain.id)
-        .map((c) => checkFromJson(domain.id, [c.type, c.status, c.error_code, c.message, c.observed_at, c.next_check_at])).sort(byCheckType),
+      statusRuns: numberFromDb((rows[i] as RawRow).status_runs),
+      checks: checks.filter((c) => c.domain_id === domain.id).map((c) => checkFromJson(domain.id, CHECK_COLUMNS.map((column) => c[column]))).sort(byCheckType),
       certificate: certificateFromDb(certificates.find((c) => c.c_hostname === domain.hostname) ?? {}),
       hasActiveOrigin: withOrigin.has(domain.applicationId),
     }));
@@ -251,7 +275,12 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       }))),
       checks: JSON.stringify(records.flatMap((record) => record.checks.map((c) => ({
         domain_id: c.domainId, type: c.type, status: c.status, error_code: c.errorCode, message: c.message, observed_at: ms(c.observedAt), next_check_at: ms(c.nextCheckAt),
+        failed_runs: c.failedRuns ?? 0, failing_since: ms(c.failingSince ?? null), inconclusive: c.inconclusive ?? false,
       })))),
+      runs: JSON.stringify(records.map(({ domainId, run }) => ({
+        domain_id: domainId, slot: run.slot, started_at: ms(run.startedAt), duration_ms: run.durationMs, trigger: run.trigger,
+        status_before: run.statusBefore, status_after: run.statusAfter, checks: runChecksText(run),
+      }))),
       certHostnames: certificates.map((c) => c.hostname), certDomains: certificates.map((c) => c.domainId), certIssuers: certificates.map((c) => c.issuer),
       certChains: certificates.map((c) => c.pemChain), certKeys: certificates.map((c) => c.keySealed), certNotBefore: certificates.map((c) => iso(c.notBefore)),
       certNotAfter: certificates.map((c) => iso(c.notAfter)), certCreated: certificates.map((c) => iso(c.createdAt)),
@@ -269,7 +298,17 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     }
     const kept = records.filter((record) => written.has(record.domainId));
     const checks = kept.flatMap((record) => record.checks);
-    for (const part of chunks(checks, ROWS_PER_STATEMENT)) await this.manager.getRepository<CheckRow>(ENTITY.domainCheck).upsert(part, ['domainId', 'type']);
+    for (const part of chunks(checks, ROWS_PER_STATEMENT)) {
+      await this.manager.getRepository<CheckRow>(ENTITY.domainCheck).upsert(part.map((c) => ({ failedRuns: 0, failingSince: null, inconclusive: false, ...c })), ['domainId', 'type']);
+    }
+    for (const record of kept) {
+      const { run } = record;
+      await queryRows(this.manager, `INSERT INTO domain_check_runs (domain_id, slot, started_at, duration_ms, trigger, status_before, status_after, checks)
+        VALUES (:domainId, :slot, :startedAt, :durationMs, :trigger, :statusBefore, :statusAfter, :checks) ${RUN_UPSERT}`, {
+        domainId: record.domainId, slot: run.slot, startedAt: run.startedAt, durationMs: run.durationMs, trigger: run.trigger,
+        statusBefore: run.statusBefore, statusAfter: run.statusAfter, checks: runChecksText(run),
+      });
+    }
     const certificates = new TypeOrmCertificatesRepository(this.manager);
     for (const record of kept) if (record.certificate) await certificates.save(record.certificate);
     // In the order given: the outbox's seq keeps it.

@@ -1,5 +1,5 @@
 // The checker's leases on domains and what a check run writes (migration 1760000000300).
-import type { LiveDomainStatus } from '@cds/core';
+import type { DomainStatus, LiveDomainStatus, RunCheck, RunTrigger } from '@cds/core';
 import type { CertificateRow } from './certificates.types';
 import type { CheckRow, DomainRow } from './domains.types';
 import type { OutboxMessage } from './outbox.types';
@@ -10,6 +10,8 @@ export interface LeasedDomain {
   domain: DomainRow;
   /** Check runs completed before this one. */
   checkCount: number;
+  /** Runs since the one that entered its status (0 for that one). */
+  statusRuns: number;
   /** Its check rows when leased, ownership → origin. */
   checks: CheckRow[];
   /** The certificate its hostname has (maybe issued to an earlier domain of that hostname). */
@@ -37,6 +39,21 @@ export interface CheckRunRecord {
   checks: CheckRow[];
   certificate: CertificateRow | null;
   messages: OutboxMessage[];
+  /** The run's row among the domain's recent runs (DECISIONS §15): each step of a run writes its slot again. */
+  run: RecentRun;
+}
+
+/** One of the last runs of a domain, kept in a ring of slots (table domain_check_runs). */
+export interface RecentRun {
+  /** The run's number (runs before it) modulo the slots kept. */
+  slot: number;
+  startedAt: Date;
+  durationMs: number;
+  trigger: RunTrigger;
+  statusBefore: DomainStatus;
+  statusAfter: DomainStatus;
+  /** What the run saw, ownership → origin. */
+  checks: RunCheck[];
 }
 
 export interface CheckRunsRepository {

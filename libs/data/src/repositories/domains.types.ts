@@ -27,6 +27,14 @@ export interface CheckRow {
   message: string | null;
   observedAt: Date | null;
   nextCheckAt: Date | null;
+  /**
+   * The check's streak of failed runs while its domain is `ready` (DECISIONS
+   * §11): how many in a row, since when, and whether any was inconclusive.
+   * Absent on rows that never failed there (read as 0, null, false).
+   */
+  failedRuns?: number;
+  failingSince?: Date | null;
+  inconclusive?: boolean;
 }
 
 export interface DomainListFilter {

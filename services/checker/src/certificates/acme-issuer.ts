@@ -15,7 +15,8 @@ import { orderCertificate, resumableOrder } from './acme-order';
 import { AcmeOrderBudget } from './acme-order-budget';
 import { boundAcmeRequests } from './acme-transport';
 import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
-import { ariCertId, type RenewalWindow } from './renewal';
+import type { RenewalWindow } from '@cds/core';
+import { ariCertId } from './renewal';
 import { SavedOrders } from './saved-orders';
 
 export const ACME_SETTINGS = { accountKeySealed: 'acme_account_key_sealed' } as const;

@@ -17,7 +17,6 @@ import {
   type OrderCaps,
 } from '@cds/core';
 import type { DataStore, Repositories } from '@cds/data';
-import { RENEW_BEFORE_MS } from './renewal';
 
 /** The deployment's counter (the key the earlier deployment-wide cap used, so an upgrade keeps the hour's count). */
 export const DEPLOYMENT_ORDERS_KEY = 'acme:orders';
@@ -74,10 +73,10 @@ export class AcmeOrderBudget {
     return null;
   }
 
-  /** Per application: the renewals due (RENEW_BEFORE_MS ahead) and the orders it placed this hour. */
+  /** Per application: the renewals due (two thirds of their lifetime passed) and the orders it placed this hour. */
   private async renewalsDue(now: Date): Promise<ApplicationRenewals[]> {
     return this.store.run(async (r) => {
-      const due = await r.certificates.renewalsDue(new Date(now.getTime() + RENEW_BEFORE_MS));
+      const due = await r.certificates.renewalsDue(now);
       if (due.length === 0) return [];
       const ordered = await r.rateCounters.peekMany(due.map((d) => applicationOrdersKey(d.applicationId)), ACME_BUDGET_WINDOW_SECONDS, now);
       return due.map((d) => ({ ...d, ordered: ordered.get(applicationOrdersKey(d.applicationId)) ?? 0 }));

@@ -60,6 +60,8 @@ export class InternalCa implements CertificateIssuer {
     private readonly store: DataStore,
     private readonly encryptionKey: Buffer,
     private readonly now: () => Date = () => new Date(),
+    /** The lifetime of a leaf (90 days; tests of renewal give a short one). */
+    private readonly leafValidityMs = LEAF_VALIDITY_MS,
   ) {}
 
   async prepare(): Promise<void> {
@@ -74,8 +76,9 @@ export class InternalCa implements CertificateIssuer {
   async issue(hostname: string): Promise<IssuedCertificate> {
     const ca = await this.load();
     const now = this.now();
-    const notBefore = new Date(now.getTime() - BACKDATE_MS);
-    const notAfter = new Date(Math.min(now.getTime() + LEAF_VALIDITY_MS, ca.notAfter.getTime()));
+    // A short lifetime is not swallowed by the backdating.
+    const notBefore = new Date(now.getTime() - Math.min(BACKDATE_MS, Math.floor(this.leafValidityMs / 10)));
+    const notAfter = new Date(Math.min(now.getTime() + this.leafValidityMs, ca.notAfter.getTime()));
     const leaf = ca.signer.sign(hostname, notBefore, notAfter);
     return { pemChain: `${leaf.certificatePem}\n${ca.pem}\n`, keyPem: leaf.keyPem, notBefore, notAfter };
   }

@@ -1,6 +1,6 @@
 // What a certificate issuer gives the checker: a leaf for one hostname.
 import type { CertIssuer } from '@cds/core';
-import type { RenewalWindow } from './renewal';
+import type { RenewalWindow } from '@cds/core';
 
 export interface IssuedCertificate {
   /** PEM, leaf first, then the chain up to (not always including) the root. */

@@ -1,20 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { ariCertId, renewalDue, RENEW_BEFORE_MS } from './renewal';
-
-describe('renewalDue', () => {
-  const now = new Date('2026-06-01T00:00:00Z');
-  const days = (n: number) => new Date(now.getTime() + n * 86_400_000);
-  test('30 days before expiry, not earlier without a window', () => {
-    expect(renewalDue(days(31), now, null)).toBe(false);
-    expect(renewalDue(new Date(now.getTime() + RENEW_BEFORE_MS), now, null)).toBe(true);
-    expect(renewalDue(days(-1), now, null)).toBe(true);
-  });
-  test('an ARI window that has begun renews early; one in the future does not', () => {
-    expect(renewalDue(days(60), now, { start: days(-1), end: days(2) })).toBe(true);
-    expect(renewalDue(days(60), now, { start: days(10), end: days(12) })).toBe(false);
-  });
-});
+import { ariCertId } from './renewal';
 
 describe('ariCertId', () => {
   test('the example of RFC 9773 §4.1', async () => {

@@ -1,20 +1,6 @@
-// When a certificate is renewed: 30 days before expiry, or earlier when the
-// CA's ACME Renewal Information (RFC 9773) suggests a window that has begun.
+// The RFC 9773 (ACME Renewal Information) identifier of a certificate. When a
+// certificate is renewed is @cds/core's renewalDue (DECISIONS §11).
 import * as x509 from '@peculiar/x509';
-
-/** Renewal starts this long before a certificate's expiry. */
-export const RENEW_BEFORE_MS = 30 * 24 * 3600_000;
-
-export interface RenewalWindow {
-  start: Date;
-  end: Date;
-}
-
-/** True when the certificate should be replaced now. */
-export function renewalDue(notAfter: Date, now: Date, window: RenewalWindow | null): boolean {
-  if (notAfter.getTime() - now.getTime() <= RENEW_BEFORE_MS) return true;
-  return window !== null && window.start.getTime() <= now.getTime();
-}
 
 /**
  * The RFC 9773 certificate identifier of a PEM certificate, or of a chain's

@@ -1,0 +1,78 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+// DECISIONS §11 and §15. A `ready` domain leaves `ready` only on a confirmed
+// failure: each check row keeps its streak of failed runs (how many, since
+// when, and whether any of them was inconclusive), and each domain counts the
+// runs since it entered its status (the attention schedule is counted from
+// there). The last ten runs of each domain are kept for the operator's lookup,
+// one compact row each in a ring of ten slots (the run's number modulo ten), so
+// a run overwrites the oldest and no delete is needed. The partial index finds
+// the domains being confirmed (a gauge) without reading every check row.
+
+/** Runs kept per domain (DECISIONS §15). */
+export const RECENT_RUNS_KEPT = 10;
+
+const POSTGRES_UP = [
+  'ALTER TABLE domain_checks ADD COLUMN failed_runs integer NOT NULL DEFAULT 0',
+  'ALTER TABLE domain_checks ADD COLUMN failing_since timestamptz',
+  'ALTER TABLE domain_checks ADD COLUMN inconclusive boolean NOT NULL DEFAULT false',
+  'CREATE INDEX ix_domain_checks_failing ON domain_checks (domain_id) WHERE failed_runs > 0',
+  'ALTER TABLE domains ADD COLUMN status_runs integer NOT NULL DEFAULT 0',
+  `CREATE TABLE domain_check_runs (
+    domain_id uuid NOT NULL,
+    slot smallint NOT NULL,
+    started_at timestamptz NOT NULL,
+    duration_ms integer NOT NULL,
+    trigger varchar(16) NOT NULL,
+    status_before varchar(32) NOT NULL,
+    status_after varchar(32) NOT NULL,
+    checks text NOT NULL,
+    CONSTRAINT pk_domain_check_runs PRIMARY KEY (domain_id, slot),
+    CONSTRAINT fk_domain_check_runs_domain FOREIGN KEY (domain_id) REFERENCES domains (id) ON DELETE CASCADE,
+    CONSTRAINT ck_domain_check_runs_slot CHECK (slot >= 0 AND slot < ${RECENT_RUNS_KEPT})
+  )`,
+];
+
+const SQLITE_UP = [
+  'ALTER TABLE domain_checks ADD COLUMN failed_runs integer NOT NULL DEFAULT 0',
+  'ALTER TABLE domain_checks ADD COLUMN failing_since datetime',
+  'ALTER TABLE domain_checks ADD COLUMN inconclusive boolean NOT NULL DEFAULT 0',
+  'CREATE INDEX ix_domain_checks_failing ON domain_checks (domain_id) WHERE failed_runs > 0',
+  'ALTER TABLE domains ADD COLUMN status_runs integer NOT NULL DEFAULT 0',
+  `CREATE TABLE domain_check_runs (
+    domain_id varchar(36) NOT NULL,
+    slot integer NOT NULL,
+    started_at datetime NOT NULL,
+    duration_ms integer NOT NULL,
+    trigger varchar(16) NOT NULL,
+    status_before varchar(32) NOT NULL,
+    status_after varchar(32) NOT NULL,
+    checks text NOT NULL,
+    CONSTRAINT pk_domain_check_runs PRIMARY KEY (domain_id, slot),
+    CONSTRAINT fk_domain_check_runs_domain FOREIGN KEY (domain_id) REFERENCES domains (id) ON DELETE CASCADE,
+    CONSTRAINT ck_domain_check_runs_slot CHECK (slot >= 0 AND slot < ${RECENT_RUNS_KEPT})
+  )`,
+];
+
+const DOWN = [
+  'DROP TABLE domain_check_runs',
+  'ALTER TABLE domains DROP COLUMN status_runs',
+  'DROP INDEX ix_domain_checks_failing',
+  'ALTER TABLE domain_checks DROP COLUMN inconclusive',
+  'ALTER TABLE domain_checks DROP COLUMN failing_since',
+  'ALTER TABLE domain_checks DROP COLUMN failed_runs',
+];
+
+const isPostgres = (queryRunner: QueryRunner) => queryRunner.connection.options.type === 'postgres';
+
+export class CheckConfirmation1760000001000 implements MigrationInterface {
+  readonly name = 'CheckConfirmation1760000001000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const statement of isPostgres(queryRunner) ? POSTGRES_UP : SQLITE_UP) await queryRunner.query(statement);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    for (const statement of DOWN) await queryRunner.query(statement);
+  }
+}
