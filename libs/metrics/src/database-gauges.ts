@@ -12,8 +12,9 @@ export interface DatabaseGaugeOptions {
 
 /**
  * Fills the database gauges (outbox backlog, pending webhook deliveries,
- * certificates near expiry) at scrape time. A failed read keeps the last
- * values and counts an error, so /metrics keeps answering.
+ * certificates near expiry, ready domains confirming a failure) at scrape
+ * time. A failed read keeps the last values and counts an error, so /metrics
+ * keeps answering.
  */
 export function watchDatabase(store: DataStore, opts: DatabaseGaugeOptions = {}): void {
   const maxAgeMs = opts.maxAgeMs ?? 10_000;
@@ -38,6 +39,8 @@ export function watchDatabase(store: DataStore, opts: DatabaseGaugeOptions = {})
         const count = await store.run((r) => r.diagnostics.certificatesExpiringBefore(new Date(at.getTime() + ms)));
         if (count !== null) m.certificatesExpiring.set({ within }, count);
       }
+      const confirming = await store.run((r) => r.diagnostics.domainsConfirming());
+      if (confirming !== null) m.domainsConfirming.set(confirming);
     } catch {
       m.sourceErrors.inc({ source: 'diagnostics' });
     }

@@ -61,6 +61,18 @@ describe('alert rules under promtool', () => {
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
   });
 
+  it("links every alert to a heading of its runbook page", () => {
+    // GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens.
+    const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const runbooks = [...readFileSync(RULES, 'utf8').matchAll(/- alert: (\S+)[\s\S]*?runbook: (\S+)#(\S+)/g)];
+    expect(runbooks.length).toBe(alertNames(readYaml<RuleGroups>(RULES)).length);
+    const missing = runbooks.filter(([, , page = '', fragment]) => {
+      const headings = [...readFileSync(path.join(ROOT, page), 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchor(m[1] ?? ''));
+      return !headings.includes(fragment ?? '');
+    }).map(([, alert, page, fragment]) => `${alert}: ${page}#${fragment}`);
+    expect(missing).toEqual([]);
+  });
+
   it('has a firing and a silent case for every alert, and no case for an alert that does not exist', () => {
     const alerts = alertNames(readYaml<RuleGroups>(RULES));
     expect(alerts.length).toBeGreaterThan(10);

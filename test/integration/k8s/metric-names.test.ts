@@ -114,6 +114,9 @@ describe('metric names in dashboards and alert rules', () => {
     'cds_housekeeping_deleted_rows_total{table="webhook_deliveries"} 0',
     'cds_housekeeping_interval_seconds 600',
     'cds_consumer_lag_seconds_count{consumer="edge-cache"} 0',
+    'cds_check_unconfirmed_failures_total{check="origin",kind="inconclusive"} 0',
+    'cds_check_confirmed_failures_total{check="routing"} 0',
+    'cds_domains_confirming 0',
   ])('shows %s before any work', (series) => {
     expect(text.split('\n')).toContain(series);
   });
@@ -134,16 +137,16 @@ describe('metric names in dashboards and alert rules', () => {
   it('has dashboards that query the checker, dispatcher and edge families', () => {
     const used = new Set(dashboardExpressions().flatMap(({ expr }) => metricNames(expr)));
     for (const name of [
-      'cds_checks_total', 'cds_acme_orders_total', 'cds_certificate_expiry_timestamp_seconds', 'cds_consumer_lag_seconds_bucket', 'cds_webhook_deliveries_total', 'cds_webhook_delivery_duration_seconds_bucket',
+      'cds_checks_total', 'cds_check_unconfirmed_failures_total', 'cds_check_confirmed_failures_total', 'cds_domains_confirming', 'cds_acme_orders_total', 'cds_certificate_expiry_timestamp_seconds', 'cds_consumer_lag_seconds_bucket', 'cds_webhook_deliveries_total', 'cds_webhook_delivery_duration_seconds_bucket',
       'cds_edge_requests_total', 'cds_edge_response_bytes_total', 'cds_edge_request_duration_seconds_bucket', 'cds_cache_lookups_total', 'cds_limiter_rejections_total', 'cds_edge_control_plane_reachable',
     ]) {
       expect([name, used.has(name)]).toEqual([name, true]);
     }
   });
 
-  it('has alert rules on the edge', () => {
+  it('has alert rules on the edge and on domains confirming a failure', () => {
     const used = new Set(alertExpressions().flatMap(({ expr }) => metricNames(expr)));
-    for (const name of ['cds_edge_control_plane_reachable', 'cds_edge_requests_total', 'cds_edge_request_duration_seconds_bucket']) {
+    for (const name of ['cds_edge_control_plane_reachable', 'cds_edge_requests_total', 'cds_edge_request_duration_seconds_bucket', 'cds_domains_confirming']) {
       expect([name, used.has(name)]).toEqual([name, true]);
     }
   });

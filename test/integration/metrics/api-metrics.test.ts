@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { registry, watchDatabase } from '@cds/metrics';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { execSql } from '../../support/raw-sql';
+import { aDomain, anApplication, checksFor } from '../data/data-fixtures';
 
 /** The value of one series in the registry's text, 0 when absent. */
 async function sample(name: string, labels: string): Promise<number> {
@@ -72,5 +74,20 @@ describe('API metrics', () => {
     expect(rows).toBeGreaterThan(0);
     expect(await sample('cds_outbox_backlog', '')).toBe(rows);
     expect(await sample('cds_outbox_oldest_age_seconds', '')).toBeGreaterThan(0);
+  });
+
+  it('reads the ready domains confirming a check failure from the database at scrape time', async () => {
+    watchDatabase(api.store, { maxAgeMs: 0 });
+    expect((await registry.metrics()).split('\n')).toContain('cds_domains_confirming 0');
+    const app = anApplication();
+    await api.store.run((r) => r.applications.insert(app));
+    const domains = [aDomain(app.id, { status: 'ready' }), aDomain(app.id, { status: 'ready' }), aDomain(app.id, { status: 'attention_required' })];
+    for (const domain of domains) await api.store.run((r) => r.domains.insert(domain, checksFor(domain.id)));
+    const [confirming, , attention] = domains.map((d) => d.id);
+    // As the checker leaves them (DECISIONS §11): a streak on a ready domain's checks is a failure being confirmed.
+    await execSql(api.config.databaseUrl, [
+      `UPDATE domain_checks SET failed_runs = 2 WHERE domain_id IN ('${confirming}', '${attention}') AND type IN ('routing', 'origin')`,
+    ]);
+    expect(await sample('cds_domains_confirming', '')).toBe(1);
   });
 });

@@ -6,4 +6,9 @@ export interface DiagnosticsRepository {
   certificatesExpiringBefore(at: Date): Promise<number | null>;
   /** Pending webhook deliveries and the earliest `next_attempt_at`; null when `webhook_deliveries` does not exist. */
   webhookBacklog(): Promise<{ pending: number; oldestDueAt: Date | null } | null>;
+  /**
+   * `ready` domains with a check failure being confirmed (DECISIONS §11: a check
+   * row with `failed_runs` > 0); null when `domain_checks` has no `failed_runs` column yet.
+   */
+  domainsConfirming(): Promise<number | null>;
 }
