@@ -349,6 +349,7 @@ export function fakeStore(seed: Partial<FakeTables> = {}): FakeStore {
       acmeChallenges: notFaked('acmeChallenges'),
       housekeeping: notFaked('housekeeping'),
       edgeReads: notFaked('edgeReads'),
+      domainLookup: notFaked('domainLookup'),
     };
   };
   const store: FakeStore = {

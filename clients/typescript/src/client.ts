@@ -131,7 +131,7 @@ export class CustomDomainClient {
   readonly attempts: AttemptsApi;
 
   constructor(options: ClientOptions) {
-    const transport = new Transport(options);
+    const transport = new Transport(options, options.apiKey, 'apiKey');
     this.domains = new DomainsApi(transport);
     this.webhooks = new WebhooksApi(transport);
     this.deliveries = new DeliveriesApi(transport);

@@ -1,6 +1,7 @@
 export { AttemptsApi, CustomDomainClient, DeliveriesApi, DomainsApi, WebhooksApi, type CreateDomainOptions, type GetDomainOptions } from './client';
+export { CustomDomainOperatorClient, OperatorDomainsApi, type LookupDomainOptions, type OperatorClientOptions } from './operator-client';
 export { ApiError } from './api-error';
-export type { ClientOptions, FetchLike } from './transport';
+export type { ClientOptions, ConnectionOptions, FetchLike } from './transport';
 export type * from './resources';
 export type { paths, operations } from './openapi';
 export {

@@ -1,4 +1,4 @@
-// Names for the shapes of the application API, taken from the generated
+// Names for the shapes of the API, taken from the generated
 // OpenAPI types (src/openapi.ts) so they follow the service's schemas.
 import type { operations } from './openapi';
 
@@ -13,6 +13,11 @@ export type DomainPage = Answer<'listDomains', 200>;
 export type DomainCreate = RequestBody<'createDomain'>;
 export type ListDomainsQuery = Query<'listDomains'>;
 export type DomainStatus = Domain['status'];
+
+/** A domain as the operator's lookup shows it: the Domain plus its application, certificate and last check runs. */
+export type DomainLookup = Answer<'lookupDomain', 200>;
+export type DomainCertificate = NonNullable<DomainLookup['certificate']>;
+export type CheckRun = DomainLookup['recent_runs'][number];
 
 export type WebhookSubscription = Answer<'revokeWebhook', 200>;
 /** A subscription with its `secret`: only in the create and rotate answers. */

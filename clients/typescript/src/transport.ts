@@ -5,11 +5,10 @@ import { retryAfterSeconds } from './retry-after';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
-export interface ClientOptions {
+/** Where the API listens and how requests are retried; each client adds its credential. */
+export interface ConnectionOptions {
   /** Where the API listens, e.g. `https://domains.example.com` (no `/v1`). */
   baseUrl: string;
-  /** An application credential, `cd_…`. */
-  apiKey: string;
   /** How many times a 429 is retried after its `Retry-After` before the ApiError is thrown (default 2). */
   maxRetries?: number;
   /** A 429 asking for a longer wait than this is thrown at once (default 60 s). */
@@ -18,6 +17,11 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** How the client waits before a retry (tests pass a fake). */
   sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ClientOptions extends ConnectionOptions {
+  /** An application credential, `cd_…`. */
+  apiKey: string;
 }
 
 export type QueryValue = string | number | boolean | undefined;
@@ -42,9 +46,10 @@ export class Transport {
   private readonly maxRetries: number;
   private readonly maxRetryAfterSeconds: number;
 
-  constructor(private readonly options: ClientOptions) {
+  /** `bearer`: the credential sent as `Authorization: Bearer …`; `bearerName` names it in the error when it is missing. */
+  constructor(options: ConnectionOptions, private readonly bearer: string, bearerName: string) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
-    if (!options.apiKey) throw new TypeError('apiKey is required');
+    if (!bearer) throw new TypeError(`${bearerName} is required`);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.sleep = options.sleep ?? realSleep;
@@ -55,7 +60,7 @@ export class Transport {
   /** The parsed JSON answer of a 2xx; an ApiError otherwise. A 429 is sent again, unchanged (same Idempotency-Key), after Retry-After. */
   async request<T>(spec: RequestSpec): Promise<T> {
     const url = this.url(spec.path, spec.query);
-    const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.options.apiKey}`, ...spec.headers };
+    const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.bearer}`, ...spec.headers };
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     for (let retries = 0; ; retries += 1) {

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from './errors';
-import { MAX_HOSTNAME_OCTETS, normalizeHostname, registrableDomain } from './hostname';
+import { canonicalHostname, MAX_HOSTNAME_OCTETS, normalizeHostname, registrableDomain } from './hostname';
 
 const EDGE = { edgeTarget: 'edge.localhost' };
 
@@ -217,5 +217,43 @@ describe('registrableDomain', () => {
     ['github.io', null],
   ])('%s -> %s', (hostname, expected) => {
     expect(registrableDomain(hostname)).toBe(expected);
+  });
+});
+
+describe('canonicalHostname', () => {
+  const canonical = (input: string): Expected => {
+    try {
+      return ok(canonicalHostname(input));
+    } catch (e) {
+      if (e instanceof AppError) return err(e.code);
+      throw e;
+    }
+  };
+
+  it.each(TABLE)('%j: refused with the same code as registration, or the name registration accepts or refuses on its own rules', (input, expected) => {
+    const found = canonical(input);
+    if ('code' in found || 'ok' in expected) {
+      expect(found).toEqual(expected);
+    } else {
+      expect(['invalid_hostname', 'apex_not_supported']).toContain(expected.code);
+      expect(found.ok).toBe(found.ok.toLowerCase());
+    }
+  });
+
+  it('keeps names that registration refuses but that are hostnames: apex, single label, public suffix, the edge domain', () => {
+    expect(canonical('Example.COM.')).toEqual(ok('example.com'));
+    expect(canonical('localhost')).toEqual(ok('localhost'));
+    expect(canonical('CO.UK')).toEqual(ok('co.uk'));
+    expect(canonical('shop.edge.localhost')).toEqual(ok('shop.edge.localhost'));
+    expect(canonical('  BÜCHER.de. ')).toEqual(ok('xn--bcher-kva.de'));
+  });
+
+  it('refuses what is no hostname with the codes and details of registration', () => {
+    for (const [input, code] of [['', 'empty_hostname'], ['*.example.com', 'wildcard_not_supported'], ['127.1', 'ip_literal_not_supported'],
+      ['shop.example.com:443', 'invalid_hostname'], ['xn--zz.example.com', 'invalid_hostname'], ['shop_1.example.com', 'invalid_label'],
+      [nameOfLength(229), 'hostname_too_long']] as const) {
+      expect(canonical(input)).toEqual(err(code));
+    }
+    expect(() => canonicalHostname('a..example.com')).toThrow(expect.objectContaining({ status: 422, details: { field: 'hostname', label: '' } }));
   });
 });

@@ -85,10 +85,13 @@ function labelProblem(label: string): string | null {
 }
 
 /**
- * Normalizes a customer hostname to lowercase punycode, or throws the AppError of the
- * first rule it breaks (DECISIONS.md §2).
+ * A name in the form domains are stored in (trimmed, one trailing dot stripped,
+ * lowercase punycode), or the AppError of the first rule of DECISIONS.md §2 that
+ * makes it no hostname at all (empty, wildcard, IP literal, characters, IDNA,
+ * length, labels). What may be registered is normalizeHostname's question; a
+ * lookup of stored domains asks only this one.
  */
-export function normalizeHostname(input: string, opts: NormalizeHostnameOptions): string {
+export function canonicalHostname(input: string): string {
   const trimmed = input.trim();
   if (trimmed === '') throw refuse('empty_hostname', 'The hostname is empty.');
 
@@ -121,7 +124,16 @@ export function normalizeHostname(input: string, opts: NormalizeHostnameOptions)
       throw refuse('invalid_label', `In the hostname "${ascii}", the label "${label}" ${problem}.`, { label });
     }
   }
+  return ascii;
+}
 
+/**
+ * Normalizes a customer hostname to lowercase punycode, or throws the AppError of the
+ * first rule it breaks (DECISIONS.md §2): canonicalHostname's, then those of registration.
+ */
+export function normalizeHostname(input: string, opts: NormalizeHostnameOptions): string {
+  const ascii = canonicalHostname(input);
+  const labels = ascii.split('.');
   if (labels.length === 1) {
     throw refuse('invalid_hostname', `The hostname "${ascii}" has a single label; register a full subdomain such as shop.example.com.`);
   }

@@ -65,7 +65,7 @@ describe('batches', () => {
   it('prunes rows that point at a row before that row', () => {
     const order = (table: string) => HOUSEKEEPING_TABLES.indexOf(table as (typeof HOUSEKEEPING_TABLES)[number]);
     expect(order('webhook_attempts')).toBeLessThan(order('webhook_deliveries'));
-    for (const child of ['domain_checks', 'certificates', 'acme_challenges']) expect(order(child)).toBeLessThan(order('domains'));
+    for (const child of ['domain_checks', 'domain_check_runs', 'certificates', 'acme_challenges']) expect(order(child)).toBeLessThan(order('domains'));
   });
 });
 

@@ -39,14 +39,16 @@ const DUE_SHARE = 0.9;
 
 /**
  * Tables in the order a run prunes them: rows that point at a row go before
- * it (attempts before their delivery; checks, certificates and challenges
- * before their domain), so no delete cascades beyond its batch.
+ * it (attempts before their delivery; checks, recent check runs,
+ * certificates and challenges before their domain), so no delete cascades
+ * beyond its batch.
  */
 export const HOUSEKEEPING_TABLES = [
   'outbox',
   'webhook_attempts',
   'webhook_deliveries',
   'domain_checks',
+  'domain_check_runs',
   'certificates',
   'acme_challenges',
   'domains',
@@ -68,6 +70,7 @@ export const HOUSEKEEPING_GROUPS: ReadonlyArray<readonly HousekeepingTable[]> = 
   ['outbox'],
   ['webhook_attempts', 'webhook_deliveries'],
   ['domain_checks'],
+  ['domain_check_runs'],
   ['certificates'],
   ['acme_challenges'],
   ['domains'],

@@ -9,6 +9,7 @@ import type { CertificatesRepository } from './repositories/certificates.types';
 import type { CheckRunsRepository } from './repositories/check-runs.types';
 import type { CredentialsRepository } from './repositories/credentials.types';
 import type { DiagnosticsRepository } from './repositories/diagnostics.types';
+import type { DomainLookupRepository } from './repositories/domain-lookup.types';
 import type { EdgeReadsRepository } from './repositories/edge-reads.types';
 import type { DomainsRepository } from './repositories/domains.types';
 import type { IdempotencyRepository } from './repositories/idempotency.types';
@@ -40,6 +41,7 @@ export interface Repositories {
   acmeChallenges: AcmeChallengesRepository;
   housekeeping: HousekeepingRepository;
   edgeReads: EdgeReadsRepository;
+  domainLookup: DomainLookupRepository;
 }
 
 export interface DataStore {

@@ -9,6 +9,7 @@ import { registerApp } from './commands/app';
 import { registerAssertionKey } from './commands/assertion-key';
 import { registerCredential } from './commands/credential';
 import { registerDoctor } from './commands/doctor';
+import { registerDomain } from './commands/domain';
 import { registerMigrate } from './commands/migrate';
 import { registerOperator } from './commands/operator';
 import { registerOrigin } from './commands/origin';
@@ -21,6 +22,7 @@ Examples:
   cdctl app create shop --name "Shop builder"
   cdctl credential issue shop
   cdctl origin add shop http://shop-origin.internal:8080 --health-path /healthz
+  cdctl domain show shop.customer.example
 
 Exit status: 0 ok, 1 failed check or request, 2 usage.`;
 
@@ -40,6 +42,7 @@ function buildProgram(): Command {
   registerOrigin(program);
   registerAssertionKey(program);
   registerTraffic(program);
+  registerDomain(program);
   return program;
 }
 

@@ -3,7 +3,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 
-// Every (method, path) of the interface specification's endpoint tables.
+// Every (method, path) of the interface specification's endpoint tables, and the operator's domain lookup (DECISIONS §15).
 const SPEC_OPERATIONS: Array<[string, string]> = [
   ['get', '/v1/domains'],
   ['post', '/v1/domains'],
@@ -40,6 +40,7 @@ const SPEC_OPERATIONS: Array<[string, string]> = [
   ['put', '/operator/v1/token'],
   ['get', '/operator/v1/backup'],
   ['get', '/operator/v1/doctor'],
+  ['get', '/operator/v1/domains/{hostname}'],
 ];
 
 type JsonObject = Record<string, unknown>;

@@ -52,6 +52,8 @@ export interface AriResponder {
   asked: string[];
   /** Certificate ids whose requests get no answer (until the client gives up). */
   stalled: Set<string>;
+  /** Certificate ids answered 404, as a CA answers for a certificate it did not issue. */
+  unknown: Set<string>;
   close(): Promise<void>;
 }
 
@@ -64,12 +66,14 @@ export async function startAriResponder(listener: Listener): Promise<AriResponde
     retryAfterSeconds: 1,
     asked: [],
     stalled: new Set(),
+    unknown: new Set(),
   };
   const server = await listenHttps(listener, (req, res) => {
     const id = /^\/renewal-info\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
     if (req.method !== 'GET' || !id) return void res.writeHead(404).end();
     state.asked.push(id);
     if (state.stalled.has(id)) return;
+    if (state.unknown.has(id)) return void res.writeHead(404, { 'content-type': 'application/problem+json' }).end('{"type":"urn:ietf:params:acme:error:malformed","detail":"unknown certificate"}');
     const window = state.windows.get(id) ?? state.fallback;
     const body = JSON.stringify({ suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } });
     res.writeHead(200, { 'content-type': 'application/json', 'retry-after': String(state.retryAfterSeconds) }).end(body);

@@ -135,6 +135,8 @@ test('ACME Renewal Information: a window that has begun renews years before expi
 test('a certificate past two thirds of its lifetime is replaced while the domain stays ready, without an attention event', async () => {
   const domain = await readyDomain('expiring');
   const expiring = await expiringCertificate(domain, 10, api.config.dataEncryptionKey);
+  // A certificate this CA did not issue has no renewal window there: the two-thirds rule decides.
+  ari.unknown.add(ariIdOf(expiring));
   expect(renewalDue(expiring, new Date(), null)).toBe(true);
   // A certificate this CA did not issue: like Let's Encrypt, it refuses an order claiming to replace it.
   proxy.refuseReplaces.add(ariIdOf(expiring));
@@ -209,6 +211,8 @@ test('a renewal that fails leaves the still valid certificate passing and the do
   expect(await deactivateAuthorizations(domain.hostname)).toBe(1);
   await stack.closeEdge();
   const expiring = await expiringCertificate(domain, 10, api.config.dataEncryptionKey);
+  // A certificate this CA did not issue has no renewal window there: the two-thirds rule decides.
+  ari.unknown.add(ariIdOf(expiring));
   await api.store.run((r) => r.certificates.save(expiring));
 
   // Failed orders counted in the clock hour now or the one before (the failure may fall just before a boundary).

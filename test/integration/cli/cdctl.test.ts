@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { randomSlug, startTestApi, type TestApi } from '../../support/api-harness';
+import { insertCheckRuns } from '../../support/check-run-rows';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
 import { waitForBuild } from '../../support/service-process';
 import { createTestDatabase } from '../../support/test-database';
@@ -182,6 +183,48 @@ describe('cdctl traffic', () => {
   });
 });
 
+describe('cdctl domain show', () => {
+  it('prints the domain of a hostname: status, checks, records, certificate and recent runs; --json prints the body', async () => {
+    const { slug, key } = await api.createApplication();
+    const hostname = `shop-${randomBytes(4).toString('hex')}.cli.example.com`;
+    const created = await api.request('POST', '/v1/domains', { token: key, body: { hostname, reference: 'ws_7' } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    await insertCheckRuns(api.config.databaseUrl, id, [
+      { slot: 0, startedAt: new Date('2026-05-01T10:00:00.000Z'), durationMs: 812, trigger: 'created', statusBefore: 'pending_dns', statusAfter: 'pending_dns',
+        checks: [['failing', 'txt_record_not_found', 'No TXT record.'], ['failing', 'cname_not_found', 'No CNAME.'], ['pending', null, null], ['passing', null, null]] },
+      { slot: 1, startedAt: new Date('2026-05-01T10:01:00.000Z'), durationMs: 95, trigger: 'recheck', statusBefore: 'pending_dns', statusAfter: 'pending_dns',
+        checks: [['passing', null, null], ['failing', 'cname_target_mismatch', 'Elsewhere.'], ['pending', null, null], ['passing', null, null]] },
+    ]);
+
+    const body = await json<{ id: string; application: string; recent_runs: unknown[] }>(['domain', 'show', `${hostname.toUpperCase()}.`]);
+    expect(body).toEqual((await api.operator('GET', `/operator/v1/domains/${hostname}`)).body);
+    expect(body).toMatchObject({ id, application: slug, certificate: null });
+
+    const readable = await cdctl(['domain', 'show', hostname, ...auth()]);
+    expectExit(readable, 0);
+    expect(readable.stdout).toMatch(new RegExp(`^hostname +${hostname.replaceAll('.', '\\.')}$`, 'm'));
+    expect(readable.stdout).toMatch(new RegExp(`^application +${slug}$`, 'm'));
+    expect(readable.stdout).toMatch(/^status +pending_dns$/m);
+    expect(readable.stdout).toMatch(/^checks\ntype +status +error_code +observed_at +next_check_at +message\nownership +pending /m);
+    expect(readable.stdout).toMatch(new RegExp(`^CNAME +${hostname.replaceAll('.', '\\.')} +edge\\.example\\.net$`, 'm'));
+    expect(readable.stdout).toMatch(/^certificate\n\(none\)$/m);
+    expect(readable.stdout).toMatch(/^started_at +duration_ms +trigger +status_before +status_after +ownership +routing +certificate +origin$/m);
+    const runs = readable.stdout.slice(readable.stdout.indexOf('recent runs, newest first')).split('\n').slice(2, 4);
+    expect(runs[0]).toMatch(/^2026-05-01T10:01:00\.000Z +95 +recheck +pending_dns +pending_dns +passing +failing \(cname_target_mismatch\) +pending +passing$/);
+    expect(runs[1]).toMatch(/^2026-05-01T10:00:00\.000Z +812 +created +pending_dns +pending_dns +failing \(txt_record_not_found\) +failing \(cname_not_found\) +pending +passing$/);
+
+    expect((await api.request('DELETE', `/v1/domains/${id}`, { token: key })).status).toBe(202);
+    const gone = await cdctl(['domain', 'show', hostname, ...auth()]);
+    expectExit(gone, 1);
+    expect(gone.stderr).toMatch(/^cdctl: domain_not_found: .+/m);
+    expect(await json(['domain', 'show', hostname, '--include-deleted'])).toMatchObject({ id, status: 'deleting' });
+    const refused = await cdctl(['domain', 'show', '*.cli.example.com', ...auth()]);
+    expectExit(refused, 1);
+    expect(refused.stderr).toContain('wildcard_not_supported');
+  });
+});
+
 describe('cdctl doctor', () => {
   const env = () => ({ DATABASE_URL: api.config.databaseUrl, DNS_SERVERS: dns.server, EDGE_TARGET: 'edge.example.net' });
 
@@ -268,6 +311,7 @@ describe('cdctl settings, usage and failures', () => {
       ['app', 'delete', 'x'],
       ['nonsense'],
       ['traffic', 'x', '--days', 'many'],
+      ['domain', 'show'],
       ['app', 'create', 'x', '--name', 'X', '--limit', 'oops'],
       ['doctor', '--mode', 'sideways'],
       [],
@@ -300,6 +344,7 @@ describe('cdctl settings, usage and failures', () => {
     for (const path of [
       [], ['migrate'], ['doctor'], ['operator'], ['operator', 'reset-token'], ['app'], ['app', 'create'], ['app', 'delete'],
       ['credential'], ['credential', 'rotate'], ['origin'], ['origin', 'add'], ['assertion-key'], ['assertion-key', 'revoke'], ['traffic'],
+      ['domain'], ['domain', 'show'],
     ]) {
       const run = await cdctl([...path, '--help']);
       expectExit(run, 0);

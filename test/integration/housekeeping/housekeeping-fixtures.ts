@@ -14,6 +14,7 @@ import {
   type WebhookDeliveryRow,
   type WebhookSubscriptionRow,
 } from '@cds/data';
+import { insertCheckRuns, type StoredCheckRun } from '../../support/check-run-rows';
 import { withClient, type TestDatabase } from '../../support/test-database';
 import { anApplication, aDomain, checksFor } from '../data/data-fixtures';
 
@@ -134,13 +135,23 @@ export async function someDeliveries(store: DataStore, sub: WebhookSubscriptionR
   return rows.map((row) => row.id);
 }
 
+/** Two recent check runs (DECISIONS §15), as the checker keeps them. */
+const TWO_RUNS: StoredCheckRun[] = [0, 1].map((slot) => ({
+  slot, startedAt: new Date(Date.UTC(2026, 0, 1, 0, slot)), durationMs: 120, trigger: slot === 0 ? 'created' : 'schedule',
+  statusBefore: 'pending_dns', statusAfter: 'ready', checks: Array.from({ length: 4 }, () => ['passing', null, null]),
+}));
+
 /**
  * A domain of `applicationId` deleted at `deletedAt` (live when null), with its
- * four checks, a certificate and an ACME challenge under its hostname.
+ * four checks, two recent check runs, a certificate and an ACME challenge under
+ * its hostname.
  */
-export async function aDomainWithEverything(store: DataStore, applicationId: string, deletedAt: Date | null, hostname = `shop-${randomBytes(4).toString('hex')}.example.net`) {
+export async function aDomainWithEverything(
+  { store, db }: { store: DataStore; db: TestDatabase }, applicationId: string, deletedAt: Date | null, hostname = `shop-${randomBytes(4).toString('hex')}.example.net`,
+) {
   const domain = aDomain(applicationId, { hostname, deletedAt, status: deletedAt ? 'deleting' : 'ready' });
   await store.run((r) => r.domains.insert(domain, checksFor(domain.id)));
+  await insertCheckRuns(db.url, domain.id, TWO_RUNS);
   const certificate: CertificateRow = {
     hostname, domainId: domain.id, issuer: 'internal', pemChain: 'chain', keySealed: 'sealed',
     notBefore: new Date('2026-01-01T00:00:00.000Z'), notAfter: new Date('2026-04-01T00:00:00.000Z'), createdAt: new Date(),

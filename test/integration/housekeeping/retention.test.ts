@@ -3,7 +3,7 @@
 // set-aside outbox rows are never deleted; every statement deletes at most
 // 1,000 rows. The runner's clock is moved instead of waiting.
 import { randomUUID } from 'node:crypto';
-import { HOUSEKEEPING_BATCH_ROWS, retentionCutoffs } from '@cds/core';
+import { HOUSEKEEPING_BATCH_ROWS, HOUSEKEEPING_TABLES, retentionCutoffs } from '@cds/core';
 import { housekeepingMetrics, meteredHousekeeping } from '@cds/metrics';
 import { anApplication, openMigratedStore, type MigratedStore } from '../data/data-fixtures';
 import {
@@ -102,30 +102,32 @@ describe('housekeeping retention', () => {
     expect(await countRows(ctx.db, 'webhook_attempts')).toBe(0);
   });
 
-  it('deletes domains deleted longer ago than DELETED_DOMAIN_RETENTION with their checks, certificates and challenges', async () => {
+  it('deletes domains deleted longer ago than DELETED_DOMAIN_RETENTION with their checks, recent check runs, certificates and challenges', async () => {
     const app = anApplication();
     await ctx.store.run((r) => r.applications.insert(app));
-    const old = await aDomainWithEverything(ctx.store, app.id, ago(30 * DAY + 1));
-    const recent = await aDomainWithEverything(ctx.store, app.id, ago(30 * DAY - MINUTE));
-    const live = await aDomainWithEverything(ctx.store, app.id, null);
+    const old = await aDomainWithEverything(ctx, app.id, ago(30 * DAY + 1));
+    const recent = await aDomainWithEverything(ctx, app.id, ago(30 * DAY - MINUTE));
+    const live = await aDomainWithEverything(ctx, app.id, null);
     // A hostname deleted long ago and registered again: the live domain's certificate and challenge stay.
     const reusedName = `reused-${randomUUID().slice(0, 8)}.example.net`;
-    const oldHolder = await aDomainWithEverything(ctx.store, app.id, ago(40 * DAY), reusedName);
-    const newHolder = await aDomainWithEverything(ctx.store, app.id, null, reusedName);
+    const oldHolder = await aDomainWithEverything(ctx, app.id, ago(40 * DAY), reusedName);
+    const newHolder = await aDomainWithEverything(ctx, app.id, null, reusedName);
 
     const { report } = await runAt(NOW);
 
-    expect(report.deleted).toMatchObject({ domains: 2, domain_checks: 8, certificates: 1, acme_challenges: 1 });
+    expect(report.deleted).toMatchObject({ domains: 2, domain_checks: 8, domain_check_runs: 4, certificates: 1, acme_challenges: 1 });
     const find = (id: string) => ctx.store.run((r) => r.domains.find(app.id, id, true));
     expect(await find(old.id)).toBeNull();
     expect(await find(oldHolder.id)).toBeNull();
     expect(await ctx.store.run((r) => r.domains.checksOf([old.id, oldHolder.id]))).toEqual([]);
+    for (const gone of [old, oldHolder]) expect(await ctx.store.run((r) => r.domainLookup.recentRuns(gone.id))).toEqual([]);
     expect(await ctx.store.run((r) => r.certificates.find(old.hostname))).toBeNull();
     expect(await ctx.store.run((r) => r.acmeChallenges.find(old.token))).toBeNull();
 
     for (const kept of [recent, live, newHolder]) {
       expect(await find(kept.id)).toMatchObject({ id: kept.id });
       expect(await ctx.store.run((r) => r.domains.checksOf([kept.id]))).toHaveLength(4);
+      expect((await ctx.store.run((r) => r.domainLookup.recentRuns(kept.id))).map((run) => run.trigger)).toEqual(['schedule', 'created']);
       expect(await ctx.store.run((r) => r.certificates.find(kept.hostname))).toMatchObject({ domainId: kept.id });
       expect(await ctx.store.run((r) => r.acmeChallenges.find(kept.token))).toMatchObject({ hostname: kept.hostname });
     }
@@ -133,6 +135,7 @@ describe('housekeeping retention', () => {
     expect(await ctx.store.run((r) => r.acmeChallenges.find(oldHolder.token))).toMatchObject({ hostname: reusedName });
     expect(await countRows(ctx.db, 'domains')).toBe(3);
     expect(await countRows(ctx.db, 'domain_checks')).toBe(12);
+    expect(await countRows(ctx.db, 'domain_check_runs')).toBe(6);
   });
 
   it('deletes expired idempotency keys, ended rate-counter windows and traffic days older than 400 days', async () => {
@@ -180,7 +183,7 @@ describe('housekeeping retention', () => {
     expect(statements.filter((s) => s.table === 'rate_counters').map((s) => s.deleted)).toEqual([1000, 1000, 500]);
     expect(Math.max(...statements.map((s) => s.deleted))).toBeLessThanOrEqual(HOUSEKEEPING_BATCH_ROWS);
     // Every other table took one statement that found nothing.
-    expect(statements.filter((s) => s.table !== 'rate_counters').map((s) => s.deleted)).toEqual(Array(9).fill(0));
+    expect(statements.filter((s) => s.table !== 'rate_counters').map((s) => s.deleted)).toEqual(Array(HOUSEKEEPING_TABLES.length - 1).fill(0));
     expect(await countRows(ctx.db, 'rate_counters')).toBe(0);
     expect((await counted()) ?? 0).toBe((before ?? 0) + 2500);
     const lastSuccess = (await housekeepingMetrics().lastSuccess.get()).values[0]?.value;

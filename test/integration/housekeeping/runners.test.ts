@@ -2,7 +2,7 @@
 // on separate connections to one database share a lease row. Proved with the
 // runners' own instrumentation (a statement hook that can hold a run in the
 // middle, and timed statements), never with sleeps.
-import { HOUSEKEEPING_LEASE_MS, leaseText, parseLease } from '@cds/core';
+import { HOUSEKEEPING_LEASE_MS, HOUSEKEEPING_TABLES, leaseText, parseLease } from '@cds/core';
 import { HOUSEKEEPING_LEASE_KEY, startHousekeeping, type DataStore, type HousekeepingReport, type PruneStatementEvent } from '@cds/data';
 import { openMigratedStore, type MigratedStore } from '../data/data-fixtures';
 import { countRows, DAY, ManualClock, MINUTE, runnerOn, SETTINGS } from './housekeeping-fixtures';
@@ -120,7 +120,7 @@ describe('housekeeping runners', () => {
     const clock = new ManualClock(NOW.getTime());
     const seen: HousekeepingReport[] = [];
     const b = runnerOn(other, clock.now);
-    // Each statement "takes" two minutes: the run's ten statements (one per table) outlast the five-minute lease four times over.
+    // Each statement "takes" two minutes: the run's statements (one per table) outlast the five-minute lease four times over.
     const a = runnerOn(ctx.store, clock.now, {
       onStatement: async () => {
         clock.advance(2 * MINUTE);
@@ -129,8 +129,8 @@ describe('housekeeping runners', () => {
     });
 
     expect((await a.runner.runOnce()).outcome).toBe('success');
-    expect(a.statements).toHaveLength(10);
-    expect(seen.map((r) => r.outcome)).toEqual(Array(10).fill('busy'));
+    expect(a.statements).toHaveLength(HOUSEKEEPING_TABLES.length);
+    expect(seen.map((r) => r.outcome)).toEqual(Array(HOUSEKEEPING_TABLES.length).fill('busy'));
     expect(b.statements).toEqual([]);
   });
 

@@ -18,12 +18,20 @@ describe('pruneStatement', () => {
     expect(pruneStatement('sqlite', 'outbox', cutoffs).params).toEqual({ before: new Date(NOW.getTime() - 1) });
     expect(pruneStatement('sqlite', 'webhook_attempts', cutoffs).params).toEqual({ before: new Date(NOW.getTime() - 2) });
     expect(pruneStatement('sqlite', 'webhook_deliveries', cutoffs).params).toEqual({ before: new Date(NOW.getTime() - 2) });
-    for (const table of ['domain_checks', 'certificates', 'acme_challenges', 'domains'] as const) {
+    for (const table of ['domain_checks', 'domain_check_runs', 'certificates', 'acme_challenges', 'domains'] as const) {
       expect(pruneStatement('sqlite', table, cutoffs).params).toEqual({ before: new Date(NOW.getTime() - 3) });
     }
     expect(pruneStatement('sqlite', 'idempotency_keys', cutoffs).params).toEqual({ at: NOW });
     expect(pruneStatement('sqlite', 'rate_counters', cutoffs).params).toEqual({ at: NOW });
     expect(pruneStatement('sqlite', 'traffic_daily', cutoffs).params).toEqual({ day: '2025-04-27' });
+  });
+
+  it("deletes a deleted domain's recent check runs on the same condition as its checks", () => {
+    for (const kind of ['postgres', 'sqlite'] as const) {
+      const checks = pruneStatement(kind, 'domain_checks', cutoffs).sql;
+      expect(pruneStatement(kind, 'domain_check_runs', cutoffs).sql).toBe(checks.replaceAll('domain_checks', 'domain_check_runs'));
+      expect(checks).toContain('domain_id IN (SELECT d.id FROM domains d WHERE d.deleted_at < :before)');
+    }
   });
 
   it('never picks pending deliveries or set-aside outbox rows', () => {

@@ -54,6 +54,11 @@ const PRUNES: Record<HousekeepingTable, Prune> = {
     where: `domain_id IN (${DELETED_DOMAIN})`,
     params: (c) => ({ before: c.domainsDeletedBefore }),
   },
+  // A domain's last runs (DECISIONS §15) go with it.
+  domain_check_runs: {
+    where: `domain_id IN (${DELETED_DOMAIN})`,
+    params: (c) => ({ before: c.domainsDeletedBefore }),
+  },
   certificates: {
     where: `domain_id IN (${DELETED_DOMAIN})`,
     params: (c) => ({ before: c.domainsDeletedBefore }),

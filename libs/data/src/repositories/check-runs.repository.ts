@@ -4,7 +4,8 @@ import type { EntityManager } from 'typeorm';
 import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { CertificateRow } from './certificates.types';
-import type { CheckRunRecord, CheckRunsRepository, LeasedDomain, RecentRun } from './check-runs.types';
+import type { CheckRunRecord, CheckRunsRepository, LeasedDomain } from './check-runs.types';
+import { runChecksText } from './run-checks-text';
 import type { CheckRow, DomainRow } from './domains.types';
 import { ENTITY } from '../entities';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
@@ -90,8 +91,6 @@ const CHECK_UPSERT = `ON CONFLICT (domain_id, type) DO UPDATE SET status = exclu
 const RUN_UPSERT = `ON CONFLICT (domain_id, slot) DO UPDATE SET started_at = excluded.started_at, duration_ms = excluded.duration_ms, trigger = excluded.trigger,
   status_before = excluded.status_before, status_after = excluded.status_after, checks = excluded.checks`;
 
-/** A run's checks as stored: [status, error_code, message] each, ownership → origin. */
-const runChecksText = (run: RecentRun) => JSON.stringify(run.checks.map((c) => [c.status, c.errorCode, c.message]));
 
 const CERTIFICATE_UPSERT = `ON CONFLICT (hostname) DO UPDATE SET domain_id = excluded.domain_id, issuer = excluded.issuer, pem_chain = excluded.pem_chain,
   key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at`;
@@ -279,7 +278,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       })))),
       runs: JSON.stringify(records.map(({ domainId, run }) => ({
         domain_id: domainId, slot: run.slot, started_at: ms(run.startedAt), duration_ms: run.durationMs, trigger: run.trigger,
-        status_before: run.statusBefore, status_after: run.statusAfter, checks: runChecksText(run),
+        status_before: run.statusBefore, status_after: run.statusAfter, checks: runChecksText(run.checks),
       }))),
       certHostnames: certificates.map((c) => c.hostname), certDomains: certificates.map((c) => c.domainId), certIssuers: certificates.map((c) => c.issuer),
       certChains: certificates.map((c) => c.pemChain), certKeys: certificates.map((c) => c.keySealed), certNotBefore: certificates.map((c) => iso(c.notBefore)),
@@ -306,7 +305,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       await queryRows(this.manager, `INSERT INTO domain_check_runs (domain_id, slot, started_at, duration_ms, trigger, status_before, status_after, checks)
         VALUES (:domainId, :slot, :startedAt, :durationMs, :trigger, :statusBefore, :statusAfter, :checks) ${RUN_UPSERT}`, {
         domainId: record.domainId, slot: run.slot, startedAt: run.startedAt, durationMs: run.durationMs, trigger: run.trigger,
-        statusBefore: run.statusBefore, statusAfter: run.statusAfter, checks: runChecksText(run),
+        statusBefore: run.statusBefore, statusAfter: run.statusAfter, checks: runChecksText(run.checks),
       });
     }
     const certificates = new TypeOrmCertificatesRepository(this.manager);

@@ -18,6 +18,7 @@ import { TypeOrmCheckRunsRepository } from './check-runs.repository';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
 import { TypeOrmAcmeChallengesRepository } from './acme-challenges.repository';
 import { TypeOrmEdgeReadsRepository } from './edge-reads.repository';
+import { TypeOrmDomainLookupRepository } from './domain-lookup.repository';
 import { TypeOrmHousekeepingRepository } from '../housekeeping/housekeeping.repository';
 
 /** Every repository, bound to the EntityManager of one unit of work. */
@@ -41,5 +42,6 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     acmeChallenges: new TypeOrmAcmeChallengesRepository(manager),
     housekeeping: new TypeOrmHousekeepingRepository(manager, kind),
     edgeReads: new TypeOrmEdgeReadsRepository(manager, kind),
+    domainLookup: new TypeOrmDomainLookupRepository(manager),
   };
 }
