@@ -97,6 +97,9 @@ export interface ReceivedDelivery {
   verified: boolean;
   /** The status the receiver answered. */
   status: number;
+  /** The event's type and its domain's hostname, read from a verified body. */
+  type?: string;
+  hostname?: string;
 }
 
 export interface WebhookFigures {
@@ -298,6 +301,228 @@ export function evaluateProcesses(exits: readonly ProcessExit[]): InvariantResul
     'processes: no service process died but by the test\'s kill -9',
     `${exits.filter((e) => e.killedByTest).length} killed by the test, ${crashes.length} crashed, ${failedStarts.length} starts refused while a dependency was down`,
     crashes.map((e) => `${e.name} (pid ${e.pid}) exited at ${(e.atMs / 1000).toFixed(1)} s with ${e.signal ?? `code ${e.code}`}`),
+  );
+}
+
+// ---------------------------------------------------------------- live domains (DECISIONS §11)
+
+/** An event as the outbox holds it: its type, its domain's hostname, and its `created_at` in ms after the start. */
+export interface DomainEventRecord {
+  id: string;
+  type: string;
+  hostname: string;
+  atMs: number;
+}
+
+/** A SERVFAIL burst as it was carried out: which names, from when to when (ms after the start). */
+export interface ServfailHit {
+  hostname: string;
+  names: string;
+  fromMs: number;
+  toMs: number;
+  /** The scheduled domain it stood in for, that one not being ready in time. */
+  insteadOf?: string;
+}
+
+/** A burst the run did not carry out, and why (no target domain was ready in time). */
+export interface SkippedFault {
+  hostname: string;
+  reason: string;
+}
+
+/** The origin that answered 503 to its health probes: when, how many probes, and the domains of its application ready then. */
+export interface OriginOutage {
+  application: string;
+  fromMs: number;
+  toMs: number;
+  probesAnswered503: number;
+  readyDomains: readonly string[];
+}
+
+/** A domain broken on purpose: when its TXT record was removed and published again (null: not done; `skipped` says why). */
+export interface BreakRecord {
+  hostname: string;
+  removedAtMs: number | null;
+  republishedAtMs: number | null;
+  skipped?: string;
+  /** The scheduled domain it stood in for, that one not being ready in time. */
+  insteadOf?: string;
+}
+
+/** What the run's sampler of the domain_checks rows saw of one domain. */
+export interface SampledDomain {
+  /** The longest streak of failed runs of one of its checks while the domain was ready (0: none seen). */
+  maxFailedRuns: number;
+  /** The checks seen with a streak. */
+  failedChecks: readonly string[];
+  /** When the sampler first saw the domain attention_required (ms after the start); null: never. */
+  attentionAtMs: number | null;
+}
+
+export interface LiveDomainsInput {
+  domains: readonly ObservedDomain[];
+  events: readonly DomainEventRecord[];
+  servfails: readonly ServfailHit[];
+  servfailsSkipped: readonly SkippedFault[];
+  /** Null when the run's schedule had no failing origin. */
+  origin: OriginOutage | null;
+  breaks: readonly BreakRecord[];
+  sampled: Readonly<Record<string, SampledDomain>>;
+  /** Whether the sampler could read the failed-run streaks (false: the columns are missing, only statuses were sampled). */
+  streaksSampled: boolean;
+  graceMs: number;
+}
+
+/**
+ * A run may stamp an event with its start, a moment before the lookup that
+ * saw the removed record: an event this close before the removal is the
+ * removal's.
+ */
+export const EVENT_CLOCK_SLACK_MS = 2_000;
+const ATTENTION = 'domain.attention_required';
+const RECOVERED = 'domain.recovered';
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const span = (values: readonly number[]) => {
+  if (values.length === 0) return 'n/a';
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  return lo === hi ? secs(lo) : `${(lo / 1000).toFixed(1)}–${secs(hi)}`;
+};
+
+/** The removal time of each domain broken on purpose that was really broken. */
+function removals(breaks: readonly BreakRecord[]): Map<string, number> {
+  return new Map(breaks.filter((b) => b.removedAtMs !== null).map((b) => [b.hostname, b.removedAtMs as number]));
+}
+
+/** Whether an attention_required event (or status seen) at `atMs` is the doing of a break of `hostname`. */
+function fromBreak(removed: ReadonlyMap<string, number>, hostname: string, atMs: number): boolean {
+  const at = removed.get(hostname);
+  return at !== undefined && atMs >= at - EVENT_CLOCK_SLACK_MS;
+}
+
+/**
+ * DECISIONS §11: a ready domain leaves ready only on a confirmed failure. No
+ * domain gets a domain.attention_required event (nor is seen
+ * attention_required) but the ones broken on purpose, after their break;
+ * every domain hit by a SERVFAIL burst or the failing origin is ready at the
+ * end. The faults must really have been carried out, and (when the streaks
+ * can be read) the checker must have seen some of them fail.
+ */
+export function evaluateLiveDomains(input: LiveDomainsInput): InvariantResult {
+  const problems: string[] = [];
+  const removed = removals(input.breaks);
+  const servfailOf = new Map(input.servfails.map((h) => [h.hostname, h]));
+  const underOrigin = new Set(input.origin?.readyDomains ?? []);
+  const context = (hostname: string): string => {
+    const parts: string[] = [];
+    const h = servfailOf.get(hostname);
+    if (h) parts.push(`SERVFAIL (${h.names}) ${secs(h.fromMs)}–${secs(h.toMs)}`);
+    if (input.origin && underOrigin.has(hostname)) parts.push(`origin of ${input.origin.application} 503 ${secs(input.origin.fromMs)}–${secs(input.origin.toMs)}`);
+    return parts.length > 0 ? parts.join(', ') : 'no fault of the test on it but the deployment\'s';
+  };
+  const leftReady = new Set<string>();
+  const stray = input.events.filter((e) => e.type === ATTENTION && !fromBreak(removed, e.hostname, e.atMs));
+  for (const e of stray.slice(0, 20)) problems.push(`${e.hostname}: ${ATTENTION} at ${secs(e.atMs)} (${context(e.hostname)})`);
+  if (stray.length > 20) problems.push(`… ${stray.length - 20} more ${ATTENTION} events`);
+  for (const e of stray) leftReady.add(e.hostname);
+  for (const [hostname, seen] of Object.entries(input.sampled)) {
+    if (seen.attentionAtMs === null || fromBreak(removed, hostname, seen.attentionAtMs) || leftReady.has(hostname)) continue;
+    leftReady.add(hostname);
+    problems.push(`${hostname}: seen attention_required at ${secs(seen.attentionAtMs)} without an event (${context(hostname)})`);
+  }
+  const status = new Map(input.domains.map((d) => [d.hostname, d]));
+  const hitHosts = new Set([...servfailOf.keys(), ...underOrigin]);
+  for (const hostname of hitHosts) {
+    const d = status.get(hostname);
+    if (!d || d.deleted || d.status === 'ready') continue;
+    leftReady.add(hostname);
+    problems.push(`${hostname}: ${context(hostname)}; status ${d.status} at the end`);
+  }
+  for (const h of input.servfails) {
+    if (h.toMs - h.fromMs >= input.graceMs) problems.push(`${h.hostname}: the test's SERVFAIL lasted ${secs(h.toMs - h.fromMs)}, not shorter than the grace ${secs(input.graceMs)}`);
+  }
+  if (input.origin && input.origin.toMs - input.origin.fromMs >= input.graceMs) problems.push(`origin of ${input.origin.application}: the test's 503 lasted ${secs(input.origin.toMs - input.origin.fromMs)}, not shorter than the grace ${secs(input.graceMs)}`);
+  if (input.servfails.length === 0 && input.servfailsSkipped.length > 0) problems.push(`no SERVFAIL burst was carried out (${input.servfailsSkipped.length} skipped: ${input.servfailsSkipped[0]?.reason})`);
+
+  const seenFailing = (hosts: Iterable<string>) => [...hosts].filter((h) => (input.sampled[h]?.maxFailedRuns ?? 0) > 0);
+  const servfailSeen = seenFailing(servfailOf.keys());
+  const originSeen = seenFailing(underOrigin);
+  const longest = (hosts: readonly string[]) => Math.max(0, ...hosts.map((h) => input.sampled[h]?.maxFailedRuns ?? 0));
+  if (input.streaksSampled && input.servfails.length > 0 && servfailSeen.length === 0) {
+    problems.push(`the checker recorded no failed run of any of the ${input.servfails.length} SERVFAIL'd domains: the fault never reached it`);
+  }
+  const seen = (hosts: readonly string[], of: number) => (input.streaksSampled ? `${hosts.length}/${of} seen failing by the checker, up to ${longest(hosts)} failed runs in a row` : 'streaks not readable');
+  const durations = input.servfails.map((h) => h.toMs - h.fromMs);
+  const byNames = (names: string) => input.servfails.filter((h) => h.names === names).length;
+  const standIns = input.servfails.filter((h) => h.insteadOf !== undefined).length;
+  const servfailPart = `${input.servfails.length} hostnames SERVFAIL'd ${span(durations)} (TXT ${byNames('txt')}, CNAME ${byNames('cname')}, both ${byNames('both')}${standIns > 0 ? `; ${standIns} standing in for one not ready yet` : ''}; ${seen(servfailSeen, input.servfails.length)}${input.servfailsSkipped.length > 0 ? `; ${input.servfailsSkipped.length} skipped, no domain ready` : ''}), ${[...servfailOf.keys()].filter((h) => leftReady.has(h)).length} left ready`;
+  const originPart = input.origin
+    ? `origin of ${input.origin.application} 503 for ${secs(input.origin.toMs - input.origin.fromMs)} (${input.origin.probesAnswered503} probes; ${seen(originSeen, underOrigin.size)}), ${[...underOrigin].filter((h) => leftReady.has(h)).length}/${underOrigin.size} left ready`
+    : 'no failing origin';
+  return result(
+    'live domains: no ready domain leaves ready on a transient fault (SERVFAIL, origin 503, the deployment\'s own)',
+    `${servfailPart}; ${originPart}; ${stray.length} ${ATTENTION} events but for the domains broken on purpose`,
+    problems,
+  );
+}
+
+export interface BreaksInput {
+  breaks: readonly BreakRecord[];
+  events: readonly DomainEventRecord[];
+  /** The ids of the events some receiver accepted (2xx, signature verified). */
+  accepted: ReadonlySet<string>;
+  domains: readonly ObservedDomain[];
+  sampled: Readonly<Record<string, SampledDomain>>;
+  streaksSampled: boolean;
+}
+
+/**
+ * A conclusive failure still takes a domain out of ready once confirmed, and
+ * it comes back: each domain whose TXT record was removed got a
+ * domain.attention_required event after the removal, then a domain.recovered
+ * after the record was published again, both accepted by its receiver, and is
+ * ready at the end.
+ */
+export function evaluateBreaks(input: BreaksInput): InvariantResult {
+  const problems: string[] = [];
+  const done = input.breaks.filter((b) => b.removedAtMs !== null);
+  const skipped = input.breaks.filter((b) => b.removedAtMs === null);
+  if (input.breaks.length > 0 && done.length === 0) problems.push(`no domain was broken: ${skipped.map((b) => `${b.hostname} ${b.skipped ?? 'skipped'}`).join('; ')}`);
+  const toAttention: number[] = [];
+  const toRecovered: number[] = [];
+  let attention = 0;
+  let recovered = 0;
+  let delivered = 0;
+  const status = new Map(input.domains.map((d) => [d.hostname, d.status]));
+  for (const b of done) {
+    const removedAt = b.removedAtMs as number;
+    const mine = input.events.filter((e) => e.hostname === b.hostname && e.atMs >= removedAt - EVENT_CLOCK_SLACK_MS).sort((x, y) => x.atMs - y.atMs);
+    const left = mine.find((e) => e.type === ATTENTION);
+    if (!left) {
+      problems.push(`${b.hostname}: TXT record removed at ${secs(removedAt)}, no ${ATTENTION} followed`);
+      continue;
+    }
+    attention += 1;
+    toAttention.push(Math.max(0, left.atMs - removedAt));
+    const back = mine.find((e) => e.type === RECOVERED && e.atMs >= left.atMs);
+    if (!back) problems.push(`${b.hostname}: ${ATTENTION} at ${secs(left.atMs)}, no ${RECOVERED} after its TXT record was published again${b.republishedAtMs === null ? ' (it never was)' : ` at ${secs(b.republishedAtMs)}`}`);
+    else {
+      recovered += 1;
+      if (b.republishedAtMs !== null) toRecovered.push(Math.max(0, back.atMs - b.republishedAtMs));
+    }
+    const pair = [left, ...(back ? [back] : [])];
+    const missing = pair.filter((e) => !input.accepted.has(e.id));
+    if (missing.length > 0) problems.push(`${b.hostname}: ${missing.map((e) => `${e.type} ${e.id}`).join(', ')} never accepted by its receiver`);
+    else if (back) delivered += 1;
+    const end = status.get(b.hostname);
+    if (end !== 'ready') problems.push(`${b.hostname}: status ${end ?? 'unknown'} at the end, after its TXT record was published again`);
+  }
+  const streaks = input.streaksSampled
+    ? `; up to ${Math.max(0, ...done.map((b) => input.sampled[b.hostname]?.maxFailedRuns ?? 0))} failed runs seen while still ready`
+    : '';
+  return result(
+    'conclusive failures: a removed TXT record takes the domain out of ready once confirmed, and it recovers',
+    `${done.length} broken conclusively (TXT removed)${skipped.length > 0 ? `, ${skipped.length} skipped (no domain ready)` : ''}: ${attention}/${done.length} attention_required (${span(toAttention)} after the removal${streaks}), ${recovered}/${done.length} recovered (${span(toRecovered)} after the record was back), ${delivered}/${done.length} with both events accepted by the receiver`,
+    problems,
   );
 }
 

@@ -2,7 +2,7 @@
 // that verifies (jose, HS256) with the application's signing key and names the
 // domain it was sent for; the origin answers 200 `ok <host> <path>` then, and
 // 401 with the reason otherwise. The health path (origin verification and the
-// checker's probes) answers 200.
+// checker's probes) answers 200, or 503 while the run makes it fail.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
@@ -21,6 +21,10 @@ export interface Origin {
   key: SigningKey | null;
   /** Hostname -> the domain id and reference the assertion must name. */
   domains: Map<string, { id: string; reference: string }>;
+  /** While true, the health path answers 503 (a fault of the run: a deploy, an overloaded origin); proxied requests are still served. */
+  healthFailing: boolean;
+  /** Health requests answered 503. */
+  healthAnswered503: number;
   /** Proxied requests answered, and refused with their reasons. */
   served: number;
   refused: string[];
@@ -28,7 +32,7 @@ export interface Origin {
 }
 
 export async function startOrigin(slug: string): Promise<Origin> {
-  const origin: Origin = { url: '', key: null, domains: new Map(), served: 0, refused: [], close: async () => undefined };
+  const origin: Origin = { url: '', key: null, domains: new Map(), healthFailing: false, healthAnswered503: 0, served: 0, refused: [], close: async () => undefined };
   const refuse = (res: http.ServerResponse, why: string) => {
     if (origin.refused.length < 1000) origin.refused.push(why);
     res.writeHead(401, { 'content-type': 'text/plain' }).end(`assertion refused: ${why}`);
@@ -36,7 +40,11 @@ export async function startOrigin(slug: string): Promise<Origin> {
   const server = http.createServer((req, res) => {
     req.resume();
     const path = req.url ?? '/';
-    if (path.startsWith(HEALTH_PATH)) return void res.writeHead(200, { 'content-type': 'text/plain' }).end('healthy');
+    if (path.startsWith(HEALTH_PATH)) {
+      if (!origin.healthFailing) return void res.writeHead(200, { 'content-type': 'text/plain' }).end('healthy');
+      origin.healthAnswered503 += 1;
+      return void res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '5' }).end('deploying');
+    }
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     const token = req.headers['x-custom-domain-assertion'];
     const domain = origin.domains.get(host);

@@ -1,6 +1,6 @@
 // The figures of a run as the markdown that docs/reliability.md carries
 // ("Figures of the latest run"): written to figures.md beside the run's log.
-import { formatTable } from './invariants';
+import { EVENT_CLOCK_SLACK_MS, formatTable, type BreakRecord, type DomainEventRecord, type OriginOutage, type ServfailHit, type SkippedFault } from './invariants';
 
 export interface RunFigures {
   seed: number;
@@ -27,6 +27,8 @@ export interface RunFigures {
   };
   api: { requests: number; unanswered: number; statuses: Record<string, number> };
   orders: { total: number; valid: number; invalid: number; unfinished: number; reordered: number };
+  /** The transient and conclusive faults on live domains (DECISIONS §11), as rows of the figures table. */
+  liveFaults?: Array<{ figure: string; value: string }>;
   verdicts: Array<{ name: string; ok: boolean; summary: string }>;
 }
 
@@ -52,6 +54,7 @@ export function figuresMarkdown(f: RunFigures): string {
     `| RabbitMQ node down | ${s(f.rabbitDownMs)} |`,
     `| PostgreSQL restart (stop to accepting connections) | ${s(f.postgresDownMs)} |`,
     `| everything settled after the last fault | ${s(f.recoveredAfterLastFaultMs)} |`,
+    ...(f.liveFaults ?? []).map((row) => `| ${row.figure} | ${row.value} |`),
     '',
     'Time to recover after each fault:',
     '',
@@ -63,4 +66,39 @@ export function figuresMarkdown(f: RunFigures): string {
   lines.push('', 'Invariants:', '', '```', formatTable(['invariant', 'verdict', 'figures'], f.verdicts.map((v) => [v.name, v.ok ? 'PASS' : 'FAIL', v.summary])), '```', '');
   lines.push('Fault schedule:', '', '```', ...f.faults, '```');
   return lines.join('\n');
+}
+
+const range = (values: readonly number[]) => {
+  if (values.length === 0) return 'n/a';
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  return lo === hi ? s(lo) : `${(lo / 1000).toFixed(1)}–${s(hi)}`;
+};
+
+/** The figures of the faults on live domains: the SERVFAIL bursts, the failing origin, the domains broken on purpose. */
+export function liveFaultFigures(
+  servfails: readonly ServfailHit[], skipped: readonly SkippedFault[], origin: OriginOutage | null, breaks: readonly BreakRecord[], events: readonly DomainEventRecord[],
+): Array<{ figure: string; value: string }> {
+  const broken = new Map(breaks.filter((b) => b.removedAtMs !== null).map((b) => [b.hostname, b]));
+  const attention = events.filter((e) => e.type === 'domain.attention_required');
+  // As the invariant counts them: an event of a broken domain from its removal on is the break's.
+  const fromBreaks = attention.filter((e) => e.atMs >= (broken.get(e.hostname)?.removedAtMs ?? Number.POSITIVE_INFINITY) - EVENT_CLOCK_SLACK_MS);
+  const firstAfter = (b: BreakRecord, type: string, fromMs: number | null) =>
+    fromMs === null ? undefined : events.filter((e) => e.hostname === b.hostname && e.type === type && e.atMs >= fromMs - EVENT_CLOCK_SLACK_MS).sort((x, y) => x.atMs - y.atMs)[0];
+  const toAttention: number[] = [];
+  const toRecovered: number[] = [];
+  for (const b of broken.values()) {
+    const left = firstAfter(b, 'domain.attention_required', b.removedAtMs);
+    if (left) toAttention.push(Math.max(0, left.atMs - (b.removedAtMs as number)));
+    const back = left ? firstAfter(b, 'domain.recovered', Math.max(left.atMs, b.republishedAtMs ?? left.atMs)) : undefined;
+    if (back && b.republishedAtMs !== null) toRecovered.push(Math.max(0, back.atMs - b.republishedAtMs));
+  }
+  return [
+    {
+      figure: 'hostnames answering SERVFAIL (TXT name / hostname / both; standing in for a domain not ready in time; skipped) and for how long',
+      value: `${servfails.length} (${['txt', 'cname', 'both'].map((n) => servfails.filter((h) => h.names === n).length).join(' / ')}; ${servfails.filter((h) => h.insteadOf !== undefined).length}; ${skipped.length}), ${range(servfails.map((h) => h.toMs - h.fromMs))}`,
+    },
+    { figure: 'origin answering 503 to health probes', value: origin ? `${origin.application} for ${s(origin.toMs - origin.fromMs)}, ${origin.probesAnswered503} probes, ${origin.readyDomains.length} ready domains` : 'none' },
+    { figure: 'domain.attention_required events: from the domains broken on purpose / others', value: `${fromBreaks.length} / ${attention.length - fromBreaks.length}` },
+    { figure: 'broken on purpose (TXT removed; skipped): attention_required after the removal / recovered after the record was back', value: `${broken.size} domains (${breaks.length - broken.size}): ${range(toAttention)} / ${range(toRecovered)}` },
+  ];
 }

@@ -9,14 +9,16 @@ import { Pool } from 'pg';
 import { classifyOrders } from './acme-orders';
 import { ApiClients } from './api-client';
 import { EDGE_TARGET, startDeployment, type Deployment } from './deployment';
-import { DEFAULT_FAULT_OPTIONS, describeSchedule, faultSchedule, faultsEndMs, type Fault, type FaultScheduleOptions } from './fault-schedule';
+import { CHECK_SETTINGS, OUTAGE_GRACE_MS } from './check-settings';
+import { DEFAULT_FAULT_OPTIONS, describeSchedule, faultSchedule, faultsEndMs, servfailHosts, type Fault, type FaultScheduleOptions } from './fault-schedule';
 import {
-  evaluateApiAnswers, evaluateAvailability, evaluateDomains, evaluateOrders, evaluateProcesses, evaluateRecovery, evaluateWebhooks,
-  invariantTable, type InvariantResult, type ObservedDomain, type RecoveryState, type TimeWindow,
+  evaluateApiAnswers, evaluateAvailability, evaluateBreaks, evaluateDomains, evaluateLiveDomains, evaluateOrders, evaluateProcesses, evaluateRecovery, evaluateWebhooks,
+  invariantTable, type BreakRecord, type DomainEventRecord, type InvariantResult, type ObservedDomain, type OriginOutage, type RecoveryState, type ServfailHit,
+  type SkippedFault, type TimeWindow,
 } from './invariants';
 import { HEALTH_PATH, startOrigin, type Origin } from './origins';
 import { startReceiver, type Receiver } from './receivers';
-import { figuresMarkdown, type RunFigures } from './report';
+import { figuresMarkdown, liveFaultFigures, type RunFigures } from './report';
 import { Traffic } from './traffic';
 import { DEFAULT_WORKLOAD, workloadPlan, type PlannedDomain, type WorkloadOptions } from './workload-plan';
 
@@ -24,8 +26,8 @@ const ROOT = join(__dirname, '../..');
 const EVENTS = ['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted'];
 /** Every process gets these on top of the deployment's own settings. */
 const SERVICE_SETTINGS: Record<string, string> = {
-  CHECK_SCHEDULE_PENDING: '5s,10s,15s',
-  CHECK_INTERVAL_LIVE: '60s',
+  // The checker's schedules, confirmations and outage grace, short and matched to the faults (check-settings.ts).
+  ...CHECK_SETTINGS,
   ACME_ORDERS_PER_HOUR: '100000',
   ACME_ORDERS_PER_APPLICATION_PER_HOUR: '100000',
   // 8 attempts over 74 s: a receiver failing for 30 s (and a dispatcher killed meanwhile) loses nothing.
@@ -39,8 +41,23 @@ const RECOVERY_TIMEOUT_MS = 120_000;
 const POSTGRES_WINDOW_GRACE_MS = 5_000;
 /** The contract: a domain that turns ready is served by every edge within 5 seconds. */
 const SERVED_WITHIN_MS = 5_000;
+/**
+ * A SERVFAIL burst or a break waits this long for its domain to be ready;
+ * then it hits another target domain that is ready (the first after it in
+ * the plan's order that no other such fault takes), or is skipped when none is.
+ */
+const READY_WAIT_MS = 10_000;
+/** A broken domain is waited for this long to turn attention_required, and then ready again. */
+const BREAK_WAIT_MS = 90_000;
+/** Domains of the failing origin's application rechecked while it fails (the others are checked when their turn comes). */
+const ORIGIN_RECHECKS = 5;
+/** The API allows one recheck per domain per minute. */
+const RECHECK_EVERY_MS = 60_000;
+/** How often the check rows are sampled for streaks of failed runs and attention_required domains. */
+const SAMPLE_EVERY_MS = 500;
+const ATTENTION_EVENT = 'domain.attention_required';
 
-export const INVARIANTS = ['domains', 'webhooks', 'recovery', 'orders', 'availability', 'api', 'idempotency', 'processes'] as const;
+export const INVARIANTS = ['domains', 'transient', 'conclusive', 'webhooks', 'recovery', 'orders', 'availability', 'api', 'idempotency', 'processes'] as const;
 export type InvariantKey = (typeof INVARIANTS)[number];
 
 export interface RunOutcome {
@@ -66,12 +83,20 @@ interface Created {
   plan: PlannedDomain;
   id: string;
   deleted: boolean;
+  /** The ownership TXT record the API asked for. */
+  txt: { name: string; value: string } | null;
+}
+
+interface Sampled {
+  maxFailedRuns: number;
+  failedChecks: string[];
+  attentionAtMs: number | null;
 }
 
 /** The run's shape; the defaults are the issue's (tests of the runner itself shrink them). */
 export interface RunOptions {
   workload: WorkloadOptions;
-  faults: Omit<FaultScheduleOptions, 'processes' | 'receivers'>;
+  faults: Omit<FaultScheduleOptions, 'processes' | 'receivers' | 'domains'>;
   recoveryTimeoutMs: number;
 }
 
@@ -94,9 +119,12 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
   const plan = workloadPlan(seed, workload);
   const appNames = Array.from({ length: workload.applications }, (_, i) => `tenant-${i}`);
   const processNames = ['api', 'checker', 'webhook-dispatcher', 'edge-proxy'].flatMap((s) => [`${s}-1`, `${s}-2`]);
-  const faults = faultSchedule(seed, { ...options.faults, processes: processNames, receivers: appNames });
+  // SERVFAIL bursts and breaks hit correctly published domains that stay.
+  const targets = plan.filter((p) => p.dns === 'correct' && p.deleteAtMs === null).map((p) => ({ hostname: p.hostname, createAtMs: p.createAtMs }));
+  const faults = faultSchedule(seed, { ...options.faults, processes: processNames, receivers: appNames, domains: targets });
   log(`system test, seed ${seed} (replay: SYSTEM_SEED=${seed} make test-system); logs in ${runDir}`);
   log(`workload: ${plan.length} domains for ${appNames.length} applications over ${workload.createOverMs / 1000} s, ${plan.filter((d) => d.dns !== 'correct').length} published wrongly, ${plan.filter((d) => d.deleteAtMs !== null).length} deleted from ${workload.deleteFromMs / 1000} s`);
+  log(`checker: ${['CHECK_CONFIRMATIONS', 'CHECK_SCHEDULE_CONFIRM', 'CHECK_OUTAGE_GRACE', 'CHECK_SCHEDULE_ATTENTION', 'CHECK_INTERVAL_LIVE', 'CHECK_SCHEDULE_PENDING'].map((k) => `${k}=${SERVICE_SETTINGS[k]}`).join(' ')}`);
   log('fault schedule (seconds after the workload starts):');
   for (const line of describeSchedule(faults)) log(`  ${line}`);
 
@@ -109,7 +137,7 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
     const receiverClock = () => clock();
     deployment = await startDeployment({ runDir, log, clock, env: SERVICE_SETTINGS });
     const d = deployment;
-    db = new Pool({ connectionString: d.pg.url, max: 2, connectionTimeoutMillis: 2_000 });
+    db = new Pool({ connectionString: d.pg.url, max: 4, connectionTimeoutMillis: 2_000 });
     db.on('error', () => undefined); // its idle connections die with the restart; the next query reconnects
     const pool = db;
     const api = new ApiClients(d.apiUrls, clock);
@@ -129,6 +157,7 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
     const edgeTraffic = new Traffic({ edgePorts: d.edgeHttpsPorts, ca: d.pebbleRoot, ratePerSecond: 25, concurrency: 8, clock });
     traffic = edgeTraffic;
     t0 = Date.now();
+    const startedWallMs = t0;
     log('workload starts');
     edgeTraffic.start();
     const created = new Map<number, Created>();
@@ -142,6 +171,16 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
     };
     const recoveries = figures.recoveries;
     let postgresWindow: TimeWindow = { fromMs: -1, toMs: -1 };
+    const servfails: ServfailHit[] = [];
+    const servfailsSkipped: SkippedFault[] = [];
+    let originOutage: OriginOutage | null = null;
+    const breaks: BreakRecord[] = [];
+    /** Domains kept out of the traffic while broken on purpose (an attention_required domain is not served). */
+    const heldOut = new Set<string>();
+    const lastRecheck = new Map<string, number>();
+    const scheduledHosts = new Set(faults.flatMap((f) => (f.kind === 'dns-servfail' || f.kind === 'txt-removed' ? [f.hostname] : [])));
+    /** Target domains hit in place of a scheduled one that was not ready in time. */
+    const substitutes = new Set<string>();
 
     const at = (ms: number) => sleep(Math.max(0, ms - clock()));
     const pendingOf = async (sql: string, params: unknown[] = []): Promise<number | null> =>
@@ -160,6 +199,65 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
       recoveries.push(`${what}: not within ${timeoutMs / 1000} s`);
       log(`${what}: NOT within ${timeoutMs / 1000} s`);
     };
+    const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const createdHost = (hostname: string) => [...created.values()].find((c) => c.plan.hostname === hostname);
+    // Statuses are read from the database, as the sampler does: the faults on live domains do not wait for an API replica to be back.
+    const statusOf = async (hostname: string): Promise<string | null> =>
+      pool.query<{ status: string }>('SELECT status FROM domains WHERE hostname = $1 AND deleted_at IS NULL', [hostname]).then((r) => r.rows[0]?.status ?? null, () => null);
+    /** The hostnames ready now (of one application, or all); null while the database does not answer. */
+    const readyHostnames = async (appId?: string): Promise<string[] | null> =>
+      pool.query<{ hostname: string }>(
+        `SELECT hostname FROM domains WHERE status = 'ready' AND deleted_at IS NULL${appId ? ' AND application_id = $1' : ''} ORDER BY hostname`, appId ? [appId] : [],
+      ).then((r) => r.rows.map((row) => row.hostname), () => null);
+    const waitReady = async (hostname: string): Promise<boolean> => {
+      const from = clock();
+      while (clock() - from < READY_WAIT_MS) {
+        if ((await statusOf(hostname)) === 'ready') return true;
+        await sleep(1_000);
+      }
+      return false;
+    };
+    /** The domain a SERVFAIL burst or a break hits: the scheduled one once ready, else a ready stand-in (null: none). */
+    type Target = { hostname: string; txt: { name: string; value: string }; insteadOf?: string };
+    const targetFor = async (scheduled: string): Promise<Target | string> => {
+      const own = (await waitReady(scheduled)) ? createdHost(scheduled) : undefined;
+      if (own?.txt) return { hostname: scheduled, txt: own.txt };
+      const listed = await readyHostnames();
+      const readyNow = new Set(listed ?? []);
+      const i = targets.findIndex((t) => t.hostname === scheduled);
+      const free = (h: string) => readyNow.has(h) && !scheduledHosts.has(h) && !substitutes.has(h) && !heldOut.has(h) && clock() - (lastRecheck.get(h) ?? -RECHECK_EVERY_MS) >= RECHECK_EVERY_MS;
+      const pick = [...targets.slice(i + 1), ...targets.slice(0, Math.max(0, i))].find((t) => free(t.hostname));
+      const c = pick ? createdHost(pick.hostname) : undefined;
+      if (!pick || !c?.txt) return listed === null ? `the database did not answer at ${secs(clock())}` : `neither it nor another target domain ready at ${secs(clock())}`;
+      substitutes.add(pick.hostname);
+      return { hostname: pick.hostname, txt: c.txt, insteadOf: scheduled };
+    };
+    /**
+     * POST /v1/domains/{id}/checks: the checker runs at once (the API allows one a minute per domain). Sent
+     * again, to either replica, while no replica answers or the database is away, until `untilMs`.
+     */
+    const recheck = async (hostname: string, untilMs: number): Promise<void> => {
+      const c = createdHost(hostname);
+      if (!c) return;
+      for (let attempt = 0; ; attempt++) {
+        lastRecheck.set(hostname, clock());
+        const r = await api.call(c.plan.index + attempt, 'POST', `/v1/domains/${c.id}/checks`, { token: (apps[c.plan.app] as App).key });
+        if (r.status === 202) return;
+        if ((r.status !== 0 && r.status < 500) || clock() + 1_000 > untilMs) {
+          log(`recheck of ${hostname}: ${r.status} ${r.text.slice(0, 160) || r.error}${attempt > 0 ? ` (${attempt + 1} tries)` : ''}`);
+          return;
+        }
+        await sleep(1_000);
+      }
+    };
+    /** challtestsrv's /set-servfail and /clear-servfail: every query for the name answers SERVFAIL, or its records again. */
+    const servfail = async (action: 'set' | 'clear', name: string): Promise<void> => {
+      const host = `${name.toLowerCase().replace(/\.$/, '')}.`;
+      const res = await fetch(`${d.dns.management}/${action}-servfail`, { method: 'POST', body: JSON.stringify({ host }) });
+      if (!res.ok) throw new Error(`challtestsrv /${action}-servfail ${host}: ${res.status} ${await res.text()}`);
+    };
+    const receivedEvent = (hostname: string, type: string, sinceMs: number) =>
+      receivers.some((r) => r.received.some((x) => x.verified && x.hostname === hostname && x.type === type && x.atMs >= sinceMs));
     const allReady = async () => (await Promise.all(d.supervisor.names().map((n) => d.supervisor.probeReady(n)))).every(Boolean);
 
     // Faults.
@@ -217,6 +315,88 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
             (await pendingOf("SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = $1 AND state = 'pending'", [app.subscriptionId])) === 0);
           return;
         }
+        case 'dns-servfail': {
+          const target = await targetFor(fault.hostname);
+          if (typeof target === 'string') {
+            servfailsSkipped.push({ hostname: fault.hostname, reason: target });
+            log(`DNS: SERVFAIL burst of ${fault.hostname} skipped: ${target}`);
+            return;
+          }
+          const hostname = target.hostname;
+          const names = servfailHosts(hostname, fault.names, target.txt.name);
+          const from = clock();
+          try {
+            for (const name of names) await servfail('set', name);
+            log(`DNS: SERVFAIL for ${names.join(' and ')} for ${fault.durationMs / 1000} s${target.insteadOf ? ` (in place of ${target.insteadOf}, not ready yet)` : ''}; a transient fault: the domain must stay ready`);
+            // The checker sees it at once, then on its confirmation schedule: more failed runs than CHECK_CONFIRMATIONS within the burst.
+            await recheck(hostname, from + fault.durationMs);
+            await sleep(Math.max(0, from + fault.durationMs - clock()));
+          } finally {
+            for (const name of names) await servfail('clear', name);
+          }
+          const to = clock();
+          servfails.push({ hostname, names: fault.names, fromMs: from, toMs: to, ...(target.insteadOf ? { insteadOf: target.insteadOf } : {}) });
+          log(`DNS: ${hostname} answered normally again after ${secs(to - from)} of SERVFAIL`);
+          return;
+        }
+        case 'origin-503': {
+          const app = apps.find((a) => a.slug === fault.application);
+          if (!app) throw new Error(`no application ${fault.application}`);
+          const before = app.origin.healthAnswered503;
+          const from = clock();
+          let readyNames: string[] = [];
+          app.origin.healthFailing = true;
+          try {
+            log(`origin of ${app.slug}: answering 503 to health probes for ${fault.durationMs / 1000} s (proxied requests still served; a transient fault)`);
+            // Its ready domains, asked again while the database does not answer (its restart), within the outage.
+            for (;;) {
+              const listed = await readyHostnames(app.id);
+              if (listed) {
+                readyNames = listed;
+                break;
+              }
+              if (clock() > from + fault.durationMs - 2_000) break;
+              await sleep(1_000);
+            }
+            const rechecked = readyNames.filter((h) => !scheduledHosts.has(h) && !substitutes.has(h) && !heldOut.has(h) && clock() - (lastRecheck.get(h) ?? -RECHECK_EVERY_MS) >= RECHECK_EVERY_MS).slice(0, ORIGIN_RECHECKS);
+            await Promise.all(rechecked.map((hostname) => recheck(hostname, from + fault.durationMs)));
+            await sleep(Math.max(0, from + fault.durationMs - clock()));
+          } finally {
+            app.origin.healthFailing = false;
+          }
+          const to = clock();
+          originOutage = { application: app.slug, fromMs: from, toMs: to, probesAnswered503: app.origin.healthAnswered503 - before, readyDomains: readyNames };
+          log(`origin of ${app.slug}: healthy again after ${secs(to - from)}; ${originOutage.probesAnswered503} probes answered 503, ${readyNames.length} of its domains were ready`);
+          return;
+        }
+        case 'txt-removed': {
+          const target = await targetFor(fault.hostname);
+          if (typeof target === 'string') {
+            breaks.push({ hostname: fault.hostname, removedAtMs: null, republishedAtMs: null, skipped: target });
+            log(`DNS: break of ${fault.hostname} skipped: ${target}`);
+            return;
+          }
+          const { hostname, txt } = target;
+          const record: BreakRecord = { hostname, removedAtMs: null, republishedAtMs: null, ...(target.insteadOf ? { insteadOf: target.insteadOf } : {}) };
+          breaks.push(record);
+          // An attention_required domain is not served: it leaves the traffic first.
+          heldOut.add(hostname);
+          edgeTraffic.remove(hostname);
+          await d.dns.clearTxt(txt.name);
+          const removedAt = clock();
+          record.removedAtMs = removedAt;
+          log(`DNS: TXT record ${txt.name} removed${target.insteadOf ? ` (in place of ${target.insteadOf}, not ready yet)` : ''}; a conclusive failure: the domain must leave ready once it is confirmed`);
+          await recheck(hostname, removedAt + RECHECK_EVERY_MS / 2);
+          await waitFor(`TXT record of ${hostname} removed: attention_required`, removedAt, async () =>
+            receivedEvent(hostname, ATTENTION_EVENT, removedAt) || (await statusOf(hostname)) === 'attention_required', BREAK_WAIT_MS);
+          await d.dns.setTxt(txt.name, txt.value);
+          const back = clock();
+          record.republishedAtMs = back;
+          log(`DNS: TXT record ${txt.name} published again`);
+          await waitFor(`TXT record of ${hostname} published again: ready`, back, async () => (await statusOf(hostname)) === 'ready', BREAK_WAIT_MS);
+          heldOut.delete(hostname); // the ready poller brings it back into the traffic
+          return;
+        }
       }
     }).map((job) => job.catch((err: unknown) => {
       workProblems.push(`a fault could not be carried out: ${err instanceof Error ? err.message : String(err)}`);
@@ -232,7 +412,8 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
         workProblems.push(`${p.hostname}: could not be created`);
         return;
       }
-      created.set(p.index, { plan: p, id: domain.id, deleted: false });
+      const txt = domain.dns_records.find((r) => r.type === 'TXT');
+      created.set(p.index, { plan: p, id: domain.id, deleted: false, txt: txt ? { name: txt.name, value: txt.value } : null });
       app.origin.domains.set(p.hostname, { id: domain.id, reference: p.reference });
       await publishDns(d, p, domain.dns_records);
       if (p.deleteAtMs === null) return;
@@ -251,10 +432,42 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
           const ready = await listDomains(api, turn++, app, 'status=ready');
           for (const domain of ready ?? []) {
             const p = plan.find((x) => x.hostname === domain.hostname);
-            if (p && (p.deleteAtMs === null || clock() < p.deleteAtMs - 1_000) && !edgeTraffic.has(domain.hostname)) edgeTraffic.add(domain.hostname, clock() + SERVED_WITHIN_MS);
+            if (p && (p.deleteAtMs === null || clock() < p.deleteAtMs - 1_000) && !edgeTraffic.has(domain.hostname) && !heldOut.has(domain.hostname)) {
+              edgeTraffic.add(domain.hostname, clock() + SERVED_WITHIN_MS);
+            }
           }
         }
         await sleep(3_000);
+      }
+    })();
+
+    // The check rows, sampled: streaks of failed runs of ready domains (the checker seeing a fault and confirming it), and attention_required domains.
+    const sampled: Record<string, Sampled> = {};
+    let streaksSampled = true;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const sampledAt = clock();
+        const sql = streaksSampled
+          ? "SELECT d.hostname, d.status, c.type, c.failed_runs FROM domains d JOIN domain_checks c ON c.domain_id = d.id WHERE c.failed_runs > 0 OR d.status = 'attention_required'"
+          : "SELECT d.hostname, d.status, NULL AS type, 0 AS failed_runs FROM domains d WHERE d.status = 'attention_required'";
+        try {
+          for (const row of (await pool.query<{ hostname: string; status: string; type: string | null; failed_runs: number }>(sql)).rows) {
+            const seen = (sampled[row.hostname] ??= { maxFailedRuns: 0, failedChecks: [], attentionAtMs: null });
+            if (row.status === 'attention_required') seen.attentionAtMs ??= sampledAt;
+            else if (row.status === 'ready' && row.failed_runs > 0) {
+              seen.maxFailedRuns = Math.max(seen.maxFailedRuns, row.failed_runs);
+              if (row.type && !seen.failedChecks.includes(row.type)) seen.failedChecks.push(row.type);
+            }
+          }
+        } catch (err) {
+          // 42703: no such column (the schema has no streaks); anything else is an outage, sampled again next time.
+          if ((err as { code?: string }).code === '42703') {
+            streaksSampled = false;
+            log('sampler: domain_checks has no failed_runs column; sampling attention_required statuses only');
+          }
+        }
+        await sleep(SAMPLE_EVERY_MS);
       }
     })();
 
@@ -288,7 +501,9 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
     log(settled ? `settled ${((clock() - recoveryStart) / 1000).toFixed(1)} s after the last fault` : `NOT settled within ${options.recoveryTimeoutMs / 1000} s after the last fault`);
     // Traffic keeps running until here: it covers the recovery too.
     polling = false;
+    sampling = false;
     await readyPoller;
+    await sampler;
     await edgeTraffic.stop();
 
     // ------------------------------------------------------------ observations
@@ -319,10 +534,13 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
     domainsResult.ok = domainsResult.problems.length === 0;
 
     const appIds = new Map(apps.map((a) => [a.id, a.slug]));
-    const events = (await pool.query<{ payload: string }>("SELECT payload FROM outbox WHERE routing_key = 'event.emitted'")).rows.map((row) => {
-      const payload = JSON.parse(row.payload) as { event_id: string; application_id: string };
-      return { id: payload.event_id, application: appIds.get(payload.application_id) ?? payload.application_id };
-    });
+    const emitted = (await pool.query<{ payload: string }>("SELECT payload FROM outbox WHERE routing_key = 'event.emitted'")).rows.map((row) =>
+      JSON.parse(row.payload) as { event_id: string; application_id: string; type: string; created_at: string; data?: { domain?: { hostname?: string } } });
+    const events = emitted.map((payload) => ({ id: payload.event_id, application: appIds.get(payload.application_id) ?? payload.application_id }));
+    const domainEvents: DomainEventRecord[] = emitted.map((payload) => ({
+      id: payload.event_id, type: payload.type, hostname: payload.data?.domain?.hostname ?? '?', atMs: Date.parse(payload.created_at) - startedWallMs,
+    }));
+    writeFileSync(join(runDir, 'domain-events.json'), JSON.stringify(domainEvents.filter((e) => e.type !== 'domain.ready'), null, 1));
     const webhooks = evaluateWebhooks(events, apps.map((a) => ({ application: a.slug, receiver: a.receiver.name })), receivers.flatMap((r) => r.received));
     figures.webhookDuplicates = webhooks.duplicates;
     figures.webhookRequests = receivers.flatMap((r) => r.received).length;
@@ -371,8 +589,18 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
       unfinished: orders.filter((o) => o.outcome === 'unfinished').length, reordered: [...hosts.values()].filter((n) => n > 1).length,
     };
 
+    const accepted = new Set(receivers.flatMap((r) => r.received.filter((x) => x.verified && x.status >= 200 && x.status < 300).map((x) => x.eventId)));
+    writeFileSync(join(runDir, 'live-faults.json'), JSON.stringify({ servfails, servfailsSkipped, originOutage, breaks, streaksSampled, sampled }, null, 1));
+    const transient = evaluateLiveDomains({
+      domains: observed, events: domainEvents, servfails, servfailsSkipped, origin: originOutage, breaks, sampled, streaksSampled, graceMs: OUTAGE_GRACE_MS,
+    });
+    const conclusive = evaluateBreaks({ breaks, events: domainEvents, accepted, domains: observed, sampled, streaksSampled });
+    figures.liveFaults = liveFaultFigures(servfails, servfailsSkipped, originOutage, breaks, domainEvents);
+
     const results: Record<InvariantKey, InvariantResult> = {
       domains: domainsResult,
+      transient,
+      conclusive,
       webhooks: webhooks.result,
       recovery: evaluateRecovery(recoveryState),
       orders: ordersResult,

@@ -4,7 +4,10 @@
 // challtestsrv; a seeded workload (3 applications, 300 domains, 30 published
 // wrongly, a third deleted near the end, HTTPS traffic through both edges) and
 // a seeded fault schedule (kill -9 every 15 s, the broker stopped for 20 s,
-// PostgreSQL restarted, a receiver answering 500 for 30 s). The run happens
+// PostgreSQL restarted, a receiver answering 500 for 30 s; on live domains,
+// SERVFAIL bursts on a tenth of the hostnames and an origin failing its
+// health probes, which must not take a domain out of ready, and TXT records
+// removed from three domains, which must, until they are back). The run happens
 // once, before the tests; each invariant is a test of its own, and the table
 // of all of them is printed at the end. SYSTEM_SEED replays a run
 // (docs/reliability.md).

@@ -1,6 +1,6 @@
 import {
-  evaluateApiAnswers, evaluateAvailability, evaluateDomains, evaluateOrders, evaluateProcesses, evaluateRecovery, evaluateWebhooks,
-  formatTable, invariantTable, type ObservedCheck, type ObservedDomain,
+  evaluateApiAnswers, evaluateAvailability, evaluateBreaks, evaluateDomains, evaluateLiveDomains, evaluateOrders, evaluateProcesses, evaluateRecovery, evaluateWebhooks,
+  formatTable, invariantTable, type BreakRecord, type BreaksInput, type DomainEventRecord, type LiveDomainsInput, type ObservedCheck, type ObservedDomain,
 } from '../system/invariants';
 
 const passing = (type: string): ObservedCheck => ({ type, status: 'passing', error_code: null });
@@ -182,5 +182,152 @@ describe('ACME orders invariant, overlap', () => {
       { hostname: 'b', outcome: 'valid', span: { first: 20, last: 25 } },
     ], ['a', 'b']);
     expect(r.problems).toEqual(['a: a second order was placed while the first was still under way']);
+  });
+});
+
+describe('live domains invariant (DECISIONS §11: transient faults)', () => {
+  const domain = (hostname: string, status = 'ready', extra: Partial<ObservedDomain> = {}): ObservedDomain =>
+    ({ hostname, dns: 'correct', deleted: false, status, checks: allPassing, edges: [null, null], ...extra });
+  const event = (id: string, type: string, hostname: string, atMs: number): DomainEventRecord => ({ id, type, hostname, atMs });
+  const base: LiveDomainsInput = {
+    domains: [domain('s1.example.com'), domain('s2.example.com'), domain('o1.example.com'), domain('o2.example.com'), domain('b1.example.com'), domain('x.example.com')],
+    events: [
+      event('e1', 'domain.ready', 's1.example.com', 20_000),
+      // The domain broken on purpose leaves ready after its removal (a run may stamp its start just before).
+      event('e2', 'domain.attention_required', 'b1.example.com', 99_000),
+      event('e3', 'domain.recovered', 'b1.example.com', 110_000),
+    ],
+    servfails: [
+      { hostname: 's1.example.com', names: 'txt', fromMs: 50_000, toMs: 56_000 },
+      { hostname: 's2.example.com', names: 'both', fromMs: 70_000, toMs: 80_000 },
+    ],
+    servfailsSkipped: [],
+    origin: { application: 'tenant-1', fromMs: 60_000, toMs: 72_000, probesAnswered503: 40, readyDomains: ['o1.example.com', 'o2.example.com'] },
+    breaks: [{ hostname: 'b1.example.com', removedAtMs: 100_000, republishedAtMs: 105_000 }],
+    sampled: {
+      's1.example.com': { maxFailedRuns: 4, failedChecks: ['ownership'], attentionAtMs: null },
+      'o1.example.com': { maxFailedRuns: 3, failedChecks: ['origin'], attentionAtMs: null },
+      'b1.example.com': { maxFailedRuns: 2, failedChecks: ['ownership'], attentionAtMs: 100_500 },
+    },
+    streaksSampled: true,
+    graceMs: 45_000,
+  };
+
+  it('holds when only the domains broken on purpose left ready, after their break, and counts what each fault did', () => {
+    const r = evaluateLiveDomains(base);
+    expect(r.problems).toEqual([]);
+    expect(r.summary).toBe(
+      "2 hostnames SERVFAIL'd 6.0–10.0 s (TXT 1, CNAME 0, both 1; 1/2 seen failing by the checker, up to 4 failed runs in a row), 0 left ready; "
+      + 'origin of tenant-1 503 for 12.0 s (40 probes; 1/2 seen failing by the checker, up to 3 failed runs in a row), 0/2 left ready; '
+      + '0 domain.attention_required events but for the domains broken on purpose',
+    );
+  });
+
+  it('names an attention_required event of a SERVFAIL\'d domain, of a domain under the failing origin, and of one no test fault hit', () => {
+    const r = evaluateLiveDomains({
+      ...base,
+      events: [...base.events, event('e4', 'domain.attention_required', 's2.example.com', 76_000), event('e5', 'domain.attention_required', 'o2.example.com', 70_000), event('e6', 'domain.attention_required', 'x.example.com', 90_000)],
+    });
+    expect(r.ok).toBe(false);
+    expect(r.problems).toEqual([
+      's2.example.com: domain.attention_required at 76.0 s (SERVFAIL (both) 70.0 s–80.0 s)',
+      'o2.example.com: domain.attention_required at 70.0 s (origin of tenant-1 503 60.0 s–72.0 s)',
+      "x.example.com: domain.attention_required at 90.0 s (no fault of the test on it but the deployment's)",
+    ]);
+    expect(r.summary).toContain('1 left ready; origin');
+    expect(r.summary).toContain('1/2 left ready; 3 domain.attention_required events');
+  });
+
+  it('counts an attention_required event of a broken domain before its break as leaving ready', () => {
+    const r = evaluateLiveDomains({ ...base, events: [...base.events, event('e7', 'domain.attention_required', 'b1.example.com', 60_000)] });
+    expect(r.problems).toEqual(["b1.example.com: domain.attention_required at 60.0 s (no fault of the test on it but the deployment's)"]);
+  });
+
+  it('names a hit domain seen attention_required without an event, or not ready at the end', () => {
+    const r = evaluateLiveDomains({
+      ...base,
+      domains: [...base.domains.filter((d) => d.hostname !== 'o1.example.com'), domain('o1.example.com', 'attention_required')],
+      sampled: { ...base.sampled, 's1.example.com': { maxFailedRuns: 3, failedChecks: ['ownership'], attentionAtMs: 55_000 } },
+    });
+    expect(r.problems).toEqual([
+      's1.example.com: seen attention_required at 55.0 s without an event (SERVFAIL (txt) 50.0 s–56.0 s)',
+      'o1.example.com: origin of tenant-1 503 60.0 s–72.0 s; status attention_required at the end',
+    ]);
+  });
+
+  it('counts the bursts that stood in for a scheduled domain not ready in time', () => {
+    const r = evaluateLiveDomains({ ...base, servfails: [...base.servfails.slice(0, 1), { ...(base.servfails[1] as LiveDomainsInput['servfails'][number]), insteadOf: 'late.example.com' }] });
+    expect(r.ok).toBe(true);
+    expect(r.summary).toContain('(TXT 1, CNAME 0, both 1; 1 standing in for one not ready yet; 1/2 seen failing');
+  });
+
+  it('does not ask a deleted domain to be ready at the end', () => {
+    const r = evaluateLiveDomains({ ...base, domains: [...base.domains.filter((d) => d.hostname !== 'o2.example.com'), domain('o2.example.com', 'deleting', { deleted: true })] });
+    expect(r.problems).toEqual([]);
+  });
+
+  it('fails when the faults were not transient, not carried out, or never reached the checker', () => {
+    expect(evaluateLiveDomains({ ...base, servfails: [{ hostname: 's1.example.com', names: 'txt', fromMs: 50_000, toMs: 96_000 }] }).problems)
+      .toEqual(["s1.example.com: the test's SERVFAIL lasted 46.0 s, not shorter than the grace 45.0 s"]);
+    expect(evaluateLiveDomains({ ...base, servfails: [], servfailsSkipped: [{ hostname: 's1.example.com', reason: 'not ready by 80.0 s' }] }).problems)
+      .toEqual(['no SERVFAIL burst was carried out (1 skipped: not ready by 80.0 s)']);
+    expect(evaluateLiveDomains({ ...base, sampled: {} }).problems)
+      .toEqual(["the checker recorded no failed run of any of the 2 SERVFAIL'd domains: the fault never reached it"]);
+    // Without the streak columns, only statuses are sampled: nothing to require of them.
+    const r = evaluateLiveDomains({ ...base, sampled: {}, streaksSampled: false, origin: null });
+    expect(r.problems).toEqual([]);
+    expect(r.summary).toContain('streaks not readable');
+    expect(r.summary).toContain('no failing origin');
+  });
+});
+
+describe('conclusive failures invariant (DECISIONS §11: a removed TXT record)', () => {
+  const ready = (hostname: string, status = 'ready'): ObservedDomain => ({ hostname, dns: 'correct', deleted: false, status, checks: allPassing, edges: [null, null] });
+  const broken = (hostname: string, removedAtMs: number | null, republishedAtMs: number | null): BreakRecord => ({ hostname, removedAtMs, republishedAtMs });
+  const base: BreaksInput = {
+    breaks: [broken('a.example.com', 60_000, 65_000), broken('b.example.com', 90_000, 96_000)],
+    events: [
+      { id: 'a0', type: 'domain.attention_required', hostname: 'a.example.com', atMs: 30_000 },
+      { id: 'a1', type: 'domain.attention_required', hostname: 'a.example.com', atMs: 63_200 },
+      { id: 'a2', type: 'domain.recovered', hostname: 'a.example.com', atMs: 67_000 },
+      { id: 'b1', type: 'domain.attention_required', hostname: 'b.example.com', atMs: 94_100 },
+      { id: 'b2', type: 'domain.recovered', hostname: 'b.example.com', atMs: 98_500 },
+    ],
+    accepted: new Set(['a0', 'a1', 'a2', 'b1', 'b2']),
+    domains: [ready('a.example.com'), ready('b.example.com')],
+    sampled: { 'a.example.com': { maxFailedRuns: 2, failedChecks: ['ownership'], attentionAtMs: 63_500 } },
+    streaksSampled: true,
+  };
+
+  it('holds when each broken domain left ready, recovered, and both events were accepted', () => {
+    const r = evaluateBreaks(base);
+    expect(r.problems).toEqual([]);
+    expect(r.summary).toBe(
+      '2 broken conclusively (TXT removed): 2/2 attention_required (3.2–4.1 s after the removal; up to 2 failed runs seen while still ready), '
+      + '2/2 recovered (2.0–2.5 s after the record was back), 2/2 with both events accepted by the receiver',
+    );
+  });
+
+  it('names a domain that never left ready, one that never recovered, an event never accepted, and a status other than ready at the end', () => {
+    const r = evaluateBreaks({
+      ...base,
+      events: base.events.filter((e) => e.id !== 'a1' && e.id !== 'b2'),
+      accepted: new Set(['a0', 'a2']),
+      domains: [ready('a.example.com'), ready('b.example.com', 'attention_required')],
+    });
+    expect(r.problems).toEqual([
+      'a.example.com: TXT record removed at 60.0 s, no domain.attention_required followed',
+      'b.example.com: domain.attention_required at 94.1 s, no domain.recovered after its TXT record was published again at 96.0 s',
+      'b.example.com: domain.attention_required b1 never accepted by its receiver',
+      'b.example.com: status attention_required at the end, after its TXT record was published again',
+    ]);
+  });
+
+  it('reports skipped breaks, and fails when none was carried out', () => {
+    const some = evaluateBreaks({ ...base, breaks: [...base.breaks, { ...broken('c.example.com', null, null), skipped: 'not ready by 120.0 s' }] });
+    expect(some.ok).toBe(true);
+    expect(some.summary).toMatch(/^2 broken conclusively \(TXT removed\), 1 skipped \(no domain ready\): 2\/2/);
+    const none = evaluateBreaks({ ...base, breaks: [{ ...broken('c.example.com', null, null), skipped: 'not ready by 120.0 s' }] });
+    expect(none.problems).toEqual(['no domain was broken: c.example.com not ready by 120.0 s']);
   });
 });

@@ -1,4 +1,4 @@
-import { figuresMarkdown, type RunFigures } from '../system/report';
+import { figuresMarkdown, liveFaultFigures, type RunFigures } from '../system/report';
 
 const figures: RunFigures = {
   seed: 42, date: '2026-01-02 03:04 UTC', durationMs: 330_000, faults: ['  15.0 s  kill -9 api-1, restarted 2 s later'],
@@ -27,5 +27,31 @@ describe('the figures of a run as markdown', () => {
 
   it('names the invariants that failed', () => {
     expect(figuresMarkdown({ ...figures, verdicts: [{ name: 'webhooks', ok: false, summary: '' }] })).toContain('; failed: webhooks.');
+  });
+});
+
+describe('the figures of the faults on live domains', () => {
+  it('counts the SERVFAIL bursts, the failing origin, and the attention_required events from the breaks and the others', () => {
+    const rows = liveFaultFigures(
+      [{ hostname: 'a', names: 'txt', fromMs: 10_000, toMs: 14_000 }, { hostname: 'b', names: 'both', fromMs: 20_000, toMs: 29_500, insteadOf: 'h' }],
+      [{ hostname: 'c', reason: 'not ready by 60.0 s' }],
+      { application: 'tenant-2', fromMs: 40_000, toMs: 52_000, probesAnswered503: 33, readyDomains: ['d', 'e'] },
+      [{ hostname: 'f', removedAtMs: 70_000, republishedAtMs: 75_000 }, { hostname: 'g', removedAtMs: null, republishedAtMs: null, skipped: 'not ready' }],
+      [
+        { id: '1', type: 'domain.attention_required', hostname: 'f', atMs: 73_000 },
+        { id: '2', type: 'domain.recovered', hostname: 'f', atMs: 77_500 },
+        { id: '3', type: 'domain.attention_required', hostname: 'x', atMs: 20_000 },
+        // Before its break: not the break's.
+        { id: '4', type: 'domain.attention_required', hostname: 'f', atMs: 30_000 },
+      ],
+    );
+    expect(rows.map((r) => r.value)).toEqual([
+      '2 (1 / 0 / 1; 1; 1), 4.0–9.5 s',
+      'tenant-2 for 12.0 s, 33 probes, 2 ready domains',
+      '1 / 2',
+      '1 domains (1): 3.0 s / 2.5 s',
+    ]);
+    const md = figuresMarkdown({ ...figures, liveFaults: rows });
+    expect(md).toContain('| origin answering 503 to health probes | tenant-2 for 12.0 s, 33 probes, 2 ready domains |');
   });
 });
