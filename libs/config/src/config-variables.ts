@@ -1,5 +1,5 @@
 import type { Config, Mode } from './config.types';
-import { CERT_ISSUERS, LOG_LEVELS } from './config.types';
+import { CERT_ISSUERS, LOG_FORMATS, LOG_LEVELS } from './config.types';
 import { parseDatabaseUrl } from './database-url';
 import { parseDuration, parseDurationList } from './duration';
 import { InvalidValueError } from './invalid-value';
@@ -315,9 +315,16 @@ export const VARIABLES: Variables = {
   },
   logLevel: {
     name: 'LOG_LEVEL',
-    description: `Lowest winston level written (${LOG_LEVELS.join(', ')}); logs are JSON lines on stdout.`,
+    description: `Lowest winston level written (${LOG_LEVELS.join(', ')}); logs go to stdout in the form \`LOG_FORMAT\` says.`,
     parse: oneOfParser(LOG_LEVELS),
     default: 'info',
+  },
+  logFormat: {
+    name: 'LOG_FORMAT',
+    description:
+      '`json`: one JSON object a line, for log collectors. `pretty`: one readable line an entry (time, level, service, message, then `key=value` fields), coloured by level on a terminal unless `NO_COLOR` is set. `auto`: `pretty` when stdout is a terminal, `json` otherwise.',
+    parse: oneOfParser(LOG_FORMATS),
+    default: 'auto',
   },
   operatorPort: {
     name: 'OPERATOR_PORT',

@@ -7,6 +7,10 @@ export type Mode = (typeof MODES)[number];
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** How log lines are written: `auto` is `pretty` on a terminal, `json` otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export { CERT_ISSUERS, type CertIssuer } from '@cds/core';
 
 /** The value handed to express's `trust proxy` setting. */
@@ -79,6 +83,7 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly smtpFrom: string | null;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
   readonly housekeepingInterval: number;
   /** Published outbox rows are kept this long after publication. */
   readonly outboxRetention: number;

@@ -5,10 +5,12 @@ export { ConfigError } from './config-error';
 export { buildConfigSchema } from './config-schema';
 export {
   CERT_ISSUERS,
+  LOG_FORMATS,
   LOG_LEVELS,
   MODES,
   type CertIssuer,
   type Config,
+  type LogFormat,
   type LogLevel,
   type Mode,
   type TrustProxy,
@@ -17,4 +19,5 @@ export { parseDatabaseUrl, type DatabaseUrl } from './database-url';
 export { parseDuration } from './duration';
 export { InvalidValueError } from './invalid-value';
 export { loadConfig, loadConfigOrExit, loadConfigSubset, loadDatabaseUrl, type LoadConfigOptions } from './load-config';
+export { logColourAllowed } from './log-colour';
 export { CLI_DEFAULT_URL, CLI_URL_VARIABLE, cliDefaultMode, loadCliSettings, type CliSettings } from './cli-settings';

@@ -65,6 +65,7 @@ describe('loadConfig defaults', () => {
       smtpUrl: null,
       smtpFrom: null,
       logLevel: 'info',
+      logFormat: 'auto',
     });
     expect(config.dataEncryptionKey.equals(Buffer.from(secrets.DATA_ENCRYPTION_KEY, 'base64'))).toBe(true);
   });
@@ -106,6 +107,7 @@ describe('loadConfig defaults', () => {
         SMTP_URL: 'smtp://mail.example.com:25',
         SMTP_FROM: 'Custom Domains <noreply@example.com>',
         LOG_LEVEL: 'debug',
+        LOG_FORMAT: 'Pretty',
         UNRELATED_VARIABLE: 'ignored',
       },
     });
@@ -130,14 +132,16 @@ describe('loadConfig defaults', () => {
       webhookTimeout: 1500,
       smtpFrom: 'Custom Domains <noreply@example.com>',
       logLevel: 'debug',
+      logFormat: 'pretty',
     });
     expect(config).not.toHaveProperty('unrelatedVariable');
   });
 
   it('treats empty and blank values as unset', () => {
-    const config = loadConfig({ mode: 'split', env: { ...splitEnv, API_PORT: '', LOG_LEVEL: '  ', ACME_EMAIL: '' } });
+    const config = loadConfig({ mode: 'split', env: { ...splitEnv, API_PORT: '', LOG_LEVEL: '  ', LOG_FORMAT: ' ', ACME_EMAIL: '' } });
     expect(config.apiPort).toBe(8080);
     expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBe('auto');
     expect(config.acmeEmail).toBeNull();
   });
 
@@ -204,6 +208,7 @@ describe('loadConfig errors', () => {
     ['SMTP_URL', 'smtp:nohost', 'SMTP_URL must be a smtp:// or smtps:// URL'],
     ['SMTP_FROM', 'Name <broken>', 'SMTP_FROM must be an e-mail address or "Name <address>"'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of error, warn, info, http, verbose, debug, silly (got "loud")'],
+    ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of auto, json, pretty (got "text")'],
     ['ASSERTION_DEPLOYMENT_KID', 'two words', 'ASSERTION_DEPLOYMENT_KID must be 1 to 128 printable characters'],
   ])('%s=%j gives one line naming the variable', (name, value, expected) => {
     const error = errorOf(() => loadConfig({ mode: 'split', env: { ...splitEnv, [name]: value } }));

@@ -73,4 +73,50 @@ describe('createLogger', () => {
       expect.objectContaining({ service: 'api', requestId: 'req-2', token: REDACTED }),
     ]);
   });
+
+  describe('format', () => {
+    /** A stream that says it is a terminal, as process.stdout does on one. */
+    function output(isTTY: boolean) {
+      const stream = Object.assign(new PassThrough(), { isTTY });
+      const chunks: string[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+      const text = async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return chunks.join('');
+      };
+      return { stream, text };
+    }
+    const READABLE = /^\d\d:\d\d:\d\d\.\d{3} info {2}api domain created domainId=d1 secret=\[redacted\]\n$/;
+    const ESC = '\x1b';
+
+    it('auto: readable and coloured on a terminal, JSON elsewhere', async () => {
+      const terminal = output(true);
+      createLogger({ service: 'api', level: 'info', stream: terminal.stream }).info('domain created', { domainId: 'd1' });
+      const coloured = await terminal.text();
+      expect(coloured.startsWith(`${ESC}[2m`)).toBe(true);
+      expect(coloured).toContain(`${ESC}[0m ${ESC}[32minfo ${ESC}[0m api domain created `);
+      const pipe = output(false);
+      createLogger({ service: 'api', level: 'info', stream: pipe.stream, format: 'auto' }).info('domain created', { domainId: 'd1' });
+      expect(JSON.parse(await pipe.text())).toMatchObject({ level: 'info', service: 'api', message: 'domain created', domainId: 'd1' });
+    });
+
+    it('colour false (NO_COLOR): readable lines without escape codes, secrets still redacted', async () => {
+      const terminal = output(true);
+      createLogger({ service: 'api', level: 'info', stream: terminal.stream, colour: false }).info('domain created', { domainId: 'd1', secret: 's' });
+      const text = await terminal.text();
+      expect(text).toMatch(READABLE);
+      expect(text).not.toContain(ESC);
+    });
+
+    it('pretty is readable even in a pipe, without colour; json is JSON even on a terminal', async () => {
+      const pipe = output(false);
+      createLogger({ service: 'api', level: 'info', stream: pipe.stream, format: 'pretty' }).info('domain created', { domainId: 'd1', secret: 's' });
+      const text = await pipe.text();
+      expect(text).toMatch(READABLE);
+      expect(text).not.toContain(ESC);
+      const terminal = output(true);
+      createLogger({ service: 'api', level: 'info', stream: terminal.stream, format: 'json' }).info('domain created', { domainId: 'd1' });
+      expect(JSON.parse(await terminal.text())).toMatchObject({ message: 'domain created', domainId: 'd1' });
+    });
+  });
 });

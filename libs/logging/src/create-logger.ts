@@ -1,4 +1,5 @@
 import winston from 'winston';
+import { prettyLine, type LogEntry } from './pretty-line';
 import { redactField } from './redact';
 
 /**
@@ -22,6 +23,10 @@ export interface CreateLoggerOptions {
   readonly level: string;
   /** Defaults to process.stdout. */
   readonly stream?: NodeJS.WritableStream;
+  /** `json` lines, readable `pretty` lines, or `auto` (the default): pretty when the stream is a terminal. */
+  readonly format?: 'auto' | 'json' | 'pretty';
+  /** Pretty lines on a terminal are coloured by level unless this is false (NO_COLOR). Defaults to true. */
+  readonly colour?: boolean;
 }
 
 /** Replaces every top-level field by its redacted copy; winston's symbol keys are carried over untouched. */
@@ -33,8 +38,25 @@ const redactFormat = winston.format((info) => {
   return copy;
 });
 
-/** JSON lines (`timestamp`, `level`, `service`, `message`, fields) with secrets redacted. */
+/** A terminal, as Node marks process.stdout and tty.WriteStream; pipes, files and test streams are not. */
+function isTerminal(stream: NodeJS.WritableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** Whether a logger with this format writes readable lines to the stream (else JSON lines). */
+export function writesPrettyLines(format: CreateLoggerOptions['format'], stream: NodeJS.WritableStream = process.stdout): boolean {
+  return format === 'pretty' || ((format ?? 'auto') === 'auto' && isTerminal(stream));
+}
+
+/**
+ * JSON lines (`timestamp`, `level`, `service`, `message`, fields) with secrets
+ * redacted; the same entries as readable lines where `format` asks for them.
+ */
 export function createLogger(opts: CreateLoggerOptions): winston.Logger {
+  const stream = opts.stream ?? process.stdout;
+  const pretty = writesPrettyLines(opts.format, stream);
+  // Colour only reaches a terminal: escape codes in a file or a pipe are noise.
+  const colour = pretty && opts.colour !== false && isTerminal(stream);
   return winston.createLogger({
     level: opts.level,
     defaultMeta: { service: opts.service },
@@ -42,9 +64,9 @@ export function createLogger(opts: CreateLoggerOptions): winston.Logger {
       winston.format.errors({ stack: true }),
       redactFormat(),
       winston.format.timestamp(),
-      winston.format.json(),
+      pretty ? winston.format.printf((info) => prettyLine(info as LogEntry, { colour })) : winston.format.json(),
     ),
-    transports: [new winston.transports.Stream({ stream: opts.stream ?? process.stdout })],
+    transports: [new winston.transports.Stream({ stream })],
   });
 }
 

@@ -1,22 +1,23 @@
 // All-in-one entry point: every service in one process over SQLite and the
 // in-process bus (or PostgreSQL/RabbitMQ when DATABASE_URL/AMQP_URL say so).
 import path from 'node:path';
-import { loadAllInOneConfig } from '@cds/config';
+import { loadAllInOneConfig, logColourAllowed } from '@cds/config';
 import { createDataStore, outboxSource, startHousekeeping } from '@cds/data';
-import { closeServer, listen, onShutdown, opsHandler, runMain } from '@cds/lifecycle';
-import { createLogger } from '@cds/logging';
+import { boundPort, closeServer, listen, onShutdown, opsHandler, runMain } from '@cds/lifecycle';
+import { createLogger, writesPrettyLines } from '@cds/logging';
 import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/messaging';
 import { createApp, createOperatorApp } from '@cds/api';
 import { startDispatcher } from '@cds/webhook-dispatcher';
 import { startChecker } from '@cds/checker';
 import { startEdgeService } from '@cds/edge-proxy';
+import { startBanner } from './banner';
 
 const DATA_DIR = path.resolve('data');
 
 async function main(): Promise<void> {
   const { config, operatorTokenFile } = loadAllInOneConfig(DATA_DIR);
-  const logger = createLogger({ service: 'all-in-one', level: config.logLevel });
+  const logger = createLogger({ service: 'all-in-one', level: config.logLevel, format: config.logFormat, colour: logColourAllowed() });
   const store = await createDataStore({ url: config.databaseUrl, logger });
   const applied = await store.migrate();
   if (applied.length > 0) logger.info('database migrated', { applied });
@@ -35,17 +36,14 @@ async function main(): Promise<void> {
   const edge = await startEdgeService({ config, logger, store, bus });
   const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy(), detail: () => edge.detail() }, processMetricsSource), config.metricsPort, config.bindAddress);
 
-  const apiUrl = `http://${config.bindAddress}:${config.apiPort}`;
-  logger.info('all-in-one started', { api: apiUrl, edge_https: edge.edge.httpsPort, edge_http: edge.edge.httpPort, metrics: config.metricsPort, database: store.kind });
-  const tokenSource = operatorTokenFile ?? 'the OPERATOR_TOKEN variable';
-  process.stdout.write(
-    `\nCustom Domain Service (all-in-one) is running.\n` +
-      `  API:            ${apiUrl}  (OpenAPI: ${apiUrl}/v1/openapi.json)\n` +
-      `  Edge:           https://<your domain>:${edge.edge.httpsPort}  (plain HTTP: ${edge.edge.httpPort})\n` +
-      `  Operator API:   http://${config.bindAddress}:${config.operatorPort ?? config.apiPort}/operator/v1\n` +
-      `  Operator token: ${tokenSource}\n` +
-      `  Health:         http://${config.bindAddress}:${config.metricsPort}/healthz\n\n`,
-  );
+  const ports = {
+    api: boundPort(api), operator: operatorListeners[0] ? boundPort(operatorListeners[0]) : null,
+    edgeHttps: edge.edge.httpsPort, edgeHttp: edge.edge.httpPort, metrics: boundPort(ops),
+  };
+  logger.info('all-in-one started', { api: `http://${config.bindAddress}:${ports.api}`, edge_https: ports.edgeHttps, edge_http: ports.edgeHttp, metrics: ports.metrics, database: store.kind });
+  // For the person who ran it: beside readable logs on stdout; on stderr when stdout carries JSON lines for a machine.
+  const bannerStream = writesPrettyLines(config.logFormat) ? process.stdout : process.stderr;
+  bannerStream.write(startBanner({ config, ports, operatorTokenFile, cwd: process.cwd() }));
 
   onShutdown(
     [
