@@ -3,10 +3,11 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps build run test test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
+.PHONY: help deps build run demo test test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
 
 help:
 	@echo "make run    start the all-in-one service (SQLite, in-process bus)"
+	@echo "make demo   see it work: a hostname registered, checked, certified and served here (DEMO_EXIT=1 exits when done)"
 	@echo "make test   build, lint and run every test (PostgreSQL, SQLite, RabbitMQ)"
 	@echo "make bench  run the benchmarks under test/bench"
 	@echo "make test-system  the split-mode deployment under faults (SYSTEM_SEED=<n> replays a run)"
@@ -20,11 +21,17 @@ $(NPM_STAMP): package.json package-lock.json
 
 deps: $(NPM_STAMP)
 
+# The demo (scripts/demo) is built beside the services; the image's build (Dockerfile) leaves it out.
 build: deps
-	npx tsc -b tsconfig.build.json
+	npx tsc -b tsconfig.build.json scripts/demo
 
 run: build
 	node services/all-in-one/dist/main.js
+
+# Everything on loopback, in a temporary directory, until Ctrl-C (scripts/demo/main.ts).
+demo: build
+	@bash scripts/demo/install-tools.sh
+	@node scripts/demo/dist/main.js
 
 typecheck: deps
 	npx tsc -p tsconfig.json
@@ -60,7 +67,7 @@ bench-webhooks: build services
 	bash test/bench/webhooks/run.sh
 
 clean:
-	rm -rf node_modules libs/*/dist services/*/dist
+	rm -rf node_modules libs/*/dist services/*/dist clients/*/dist scripts/demo/dist
 
 # Edge proxy against nginx and Caddy as the same reverse proxy (docs/benchmarks.md).
 .PHONY: bench-edge

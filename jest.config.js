@@ -1,7 +1,8 @@
-// Four projects: pure unit tests beside the code, integration tests that talk
+// Five projects: pure unit tests beside the code, integration tests that talk
 // to real PostgreSQL/SQLite/RabbitMQ (run once per database by the Makefile),
-// soak tests that run for minutes beside the serial integration runs, and the
-// system test of the whole split-mode deployment under faults.
+// soak tests that run for minutes beside the serial integration runs, the
+// demo (`make demo`) run to its end, and the system test of the whole
+// split-mode deployment under faults.
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
@@ -19,6 +20,8 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts', '<rootDir>/clients/*/src/**/*.test.ts', '<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
     { ...common, displayName: 'soak', testMatch: ['<rootDir>/test/soak/**/*.test.ts'] },
+    // `make demo DEMO_EXIT=1`, the built demo end to end on its own ports (make test runs it after the integration suites).
+    { ...common, displayName: 'demo', testMatch: ['<rootDir>/test/demo/**/*.test.ts'] },
     // The whole deployment under faults (make test-system; make test runs it after the integration suites).
     { ...common, displayName: 'system', testMatch: ['<rootDir>/test/system/**/*.test.ts'] },
   ],

@@ -17,6 +17,8 @@ TEST_DATABASE=postgres npx jest --selectProjects soak --ci --json --outputFile="
 soak_pid=$!
 step integration-postgres env TEST_DATABASE=postgres npx jest --selectProjects integration --ci --runInBand --json --outputFile="$out/integration-postgres.json"
 step integration-sqlite env TEST_DATABASE=sqlite npx jest --selectProjects integration --ci --runInBand --json --outputFile="$out/integration-sqlite.json"
+# `make demo DEMO_EXIT=1` from the built output: on its own free ports, once (it uses SQLite alone).
+step demo npx jest --selectProjects demo --ci --json --outputFile="$out/demo.json"
 # The split-mode deployment under faults (test/system, docs/reliability.md): after the
 # serial suites, alone on the machine. SYSTEM_SEED=<n> replays a run.
 step system npx jest --selectProjects system --ci --runInBand --json --outputFile="$out/system.json"
