@@ -352,6 +352,26 @@ export const VARIABLES: Variables = {
     parse: positiveInteger,
     default: '20000',
   },
+  edgeMaxConnectionsPerClient: {
+    name: 'EDGE_MAX_CONNECTIONS_PER_CLIENT',
+    description:
+      'Open connections one client address (the PROXY protocol address when `EDGE_PROXY_PROTOCOL` is on) keeps to one edge process; a connection past it is closed at once while other addresses are served.',
+    parse: positiveInteger,
+    default: '256',
+  },
+  edgeRequestTimeout: {
+    name: 'EDGE_REQUEST_TIMEOUT',
+    description:
+      'Time a client has to send a whole request (headers and body) to the edge, HTTP/1.1 or HTTP/2; past it the request is ended (408, or a reset once the answer has begun). Headers must come within 10 seconds and a body may not stall for 30 seconds whatever this says.',
+    parse: positiveDuration,
+    default: '5m',
+  },
+  edgeWebsocketIdleTimeout: {
+    name: 'EDGE_WEBSOCKET_IDLE_TIMEOUT',
+    description: 'A proxied WebSocket with no data either way for this long is closed.',
+    parse: positiveDuration,
+    default: '10m',
+  },
   housekeepingInterval: {
     name: 'HOUSEKEEPING_INTERVAL',
     description:

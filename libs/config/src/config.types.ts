@@ -31,6 +31,12 @@ export interface Config {
   readonly edgeProxyProtocolCidrs: readonly string[];
   /** Open client connections per edge process, both listeners together. */
   readonly edgeMaxConnections: number;
+  /** Open connections of one client address (the PROXY protocol one when on) per edge process. */
+  readonly edgeMaxConnectionsPerClient: number;
+  /** Ms a client has to send a whole request to the edge (HTTP/1.1 and HTTP/2). */
+  readonly edgeRequestTimeout: number;
+  /** Ms a proxied WebSocket may carry nothing either way before it is closed. */
+  readonly edgeWebsocketIdleTimeout: number;
   readonly metricsPort: number;
   readonly bindAddress: string;
   readonly edgeTarget: string;

@@ -1,5 +1,6 @@
 // The edge's connection settings (DECISIONS §5): PROXY protocol on both
-// listeners from trusted peers, and the cap on open client connections.
+// listeners from trusted peers, the caps on open client connections, and the
+// slow-client limits.
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error';
 import { loadConfig } from './load-config';
@@ -28,6 +29,9 @@ describe('edge connection variables', () => {
       edgeProxyProtocol: false,
       edgeProxyProtocolCidrs: ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
       edgeMaxConnections: 20_000,
+      edgeMaxConnectionsPerClient: 256,
+      edgeRequestTimeout: 300_000,
+      edgeWebsocketIdleTimeout: 600_000,
     });
   });
 
@@ -37,6 +41,14 @@ describe('edge connection variables', () => {
       env: { ...splitEnv, EDGE_PROXY_PROTOCOL: 'TRUE', EDGE_PROXY_PROTOCOL_CIDRS: ' 10.2.0.0/16 , 192.0.2.7,2001:DB8::/32', EDGE_MAX_CONNECTIONS: '3' },
     });
     expect(config).toMatchObject({ edgeProxyProtocol: true, edgeProxyProtocolCidrs: ['10.2.0.0/16', '192.0.2.7/32', '2001:db8::/32'], edgeMaxConnections: 3 });
+  });
+
+  it('reads the slow-client limits', () => {
+    const config = loadConfig({
+      mode: 'split',
+      env: { ...splitEnv, EDGE_MAX_CONNECTIONS_PER_CLIENT: '8', EDGE_REQUEST_TIMEOUT: '90s', EDGE_WEBSOCKET_IDLE_TIMEOUT: '2m' },
+    });
+    expect(config).toMatchObject({ edgeMaxConnectionsPerClient: 8, edgeRequestTimeout: 90_000, edgeWebsocketIdleTimeout: 120_000 });
   });
 
   it('keeps the default ranges when the list is empty', () => {
@@ -49,6 +61,9 @@ describe('edge connection variables', () => {
     [{ EDGE_PROXY_PROTOCOL_CIDRS: 'loopback' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL_CIDRS must be a comma list of CIDR ranges such as 10.0.0.0/8,fc00::/7 (got "loopback")'],
     [{ EDGE_MAX_CONNECTIONS: '0' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS must be a whole number of at least 1 (got "0")'],
     [{ EDGE_MAX_CONNECTIONS: '1e4' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS must be a whole number of at least 1 (got "1e4")'],
+    [{ EDGE_MAX_CONNECTIONS_PER_CLIENT: '0' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS_PER_CLIENT must be a whole number of at least 1 (got "0")'],
+    [{ EDGE_REQUEST_TIMEOUT: '0s' }, 'Invalid configuration: EDGE_REQUEST_TIMEOUT must be a duration greater than zero, such as 500ms or 30s (got "0s")'],
+    [{ EDGE_WEBSOCKET_IDLE_TIMEOUT: 'soon' }, 'Invalid configuration: EDGE_WEBSOCKET_IDLE_TIMEOUT must be a duration such as 500ms, 30s, 5m, 2h or 1d (got "soon")'],
   ])('refuses %j', (env, message) => {
     expect(messageOf(env)).toBe(message);
   });

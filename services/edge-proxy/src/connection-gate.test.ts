@@ -15,9 +15,9 @@ async function listen(server: http.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function connect(port: number): Promise<net.Socket> {
+function connect(port: number, localAddress = '127.0.0.1'): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(socket));
     socket.on('error', reject);
   });
 }
@@ -51,8 +51,8 @@ describe('ConnectionGate', () => {
   const servers: http.Server[] = [];
   const refused: ConnectionRefusal[] = [];
 
-  async function guarded(count: number, maxConnections: number, proxyProtocol: ProxyProtocolOptions | null = null): Promise<number[]> {
-    const gate = new ConnectionGate({ maxConnections, proxyProtocol, onRefused: (reason) => refused.push(reason) });
+  async function guarded(count: number, maxConnections: number, proxyProtocol: ProxyProtocolOptions | null = null, maxConnectionsPerClient?: number): Promise<number[]> {
+    const gate = new ConnectionGate({ maxConnections, maxConnectionsPerClient, proxyProtocol, onRefused: (reason) => refused.push(reason) });
     const ports: number[] = [];
     for (let i = 0; i < count; i += 1) {
       const server = addressServer();
@@ -84,6 +84,24 @@ describe('ConnectionGate', () => {
     fourth.write(REQUEST);
     expect(bodyOf(await untilClosed(fourth))).toBe('127.0.0.1');
     second.destroy();
+  });
+
+  it('caps the open connections of one client address while serving other addresses, and takes it again once one closes', async () => {
+    const [port] = (await guarded(1, 10, null, 2)) as [number];
+    const held = [await connect(port), await connect(port)];
+    const third = await connect(port);
+    expect(await untilClosed(third)).toBe('');
+    expect(refused).toEqual(['max_connections_per_client']);
+    // 127.0.0.2 is another client (Linux routes the whole loopback range).
+    const other = await connect(port, '127.0.0.2');
+    other.write(REQUEST);
+    expect(bodyOf(await untilClosed(other))).toBe('127.0.0.2');
+    held[0]!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const again = await connect(port);
+    again.write(REQUEST);
+    expect(bodyOf(await untilClosed(again))).toBe('127.0.0.1');
+    held[1]!.destroy();
   });
 
   it('without PROXY protocol, the client is the peer', async () => {
@@ -119,6 +137,23 @@ describe('ConnectionGate', () => {
       const answer = untilClosed(socket);
       socket.write(Buffer.concat([v2Local(), Buffer.from(REQUEST)]));
       expect(bodyOf(await answer)).toBe('127.0.0.1');
+    });
+
+    it('counts connections per carried address, not per balancer', async () => {
+      const [port] = (await guarded(1, 10, trustLoopback, 1)) as [number];
+      const held = await connect(port);
+      held.write('PROXY TCP4 203.0.113.7 192.0.2.1 56324 80\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const same = await connect(port);
+      const refusedAnswer = untilClosed(same);
+      same.write(`PROXY TCP4 203.0.113.7 192.0.2.1 56325 80\r\n${REQUEST}`);
+      expect(await refusedAnswer).toBe('');
+      expect(refused).toEqual(['max_connections_per_client']);
+      const other = await connect(port);
+      const answer = untilClosed(other);
+      other.write(`PROXY TCP4 203.0.113.8 192.0.2.1 56326 80\r\n${REQUEST}`);
+      expect(bodyOf(await answer)).toBe('203.0.113.8');
+      held.destroy();
     });
 
     it('closes a connection from a peer outside the trusted ranges', async () => {

@@ -1,14 +1,18 @@
 // What a new connection to either edge listener passes before its server sees
 // it: the cap on open connections of the edge, then, behind a load balancer,
-// the PROXY protocol header that says who the client is.
+// the PROXY protocol header that says who the client is, then the cap on open
+// connections of that client.
 import type net from 'node:net';
 import { cidrMatcher } from '@cds/core';
 import { recordCarriedAddress } from './client-address';
+import { clientAddress } from './forward-headers';
 import { readProxyHeader } from './proxy-header';
 
 export const CONNECTION_REFUSALS = {
   /** The edge had `maxConnections` open. */
   maxConnections: 'max_connections',
+  /** The client address had `maxConnectionsPerClient` open. */
+  maxConnectionsPerClient: 'max_connections_per_client',
   /** PROXY protocol: a peer outside the trusted ranges. */
   untrustedPeer: 'untrusted_peer',
   /** PROXY protocol: no valid header, or none in time. */
@@ -28,10 +32,14 @@ export interface ProxyProtocolOptions {
 
 /** Open client connections of one edge when nothing else is said (EDGE_MAX_CONNECTIONS' default). */
 export const DEFAULT_MAX_CONNECTIONS = 20_000;
+/** Open connections of one client address when nothing else is said (EDGE_MAX_CONNECTIONS_PER_CLIENT's default). */
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 256;
 
 export interface ConnectionGateOptions {
   /** Open client connections across every guarded server (EDGE_MAX_CONNECTIONS). */
   maxConnections: number;
+  /** Open connections of one client address (EDGE_MAX_CONNECTIONS_PER_CLIENT; default DEFAULT_MAX_CONNECTIONS_PER_CLIENT). */
+  maxConnectionsPerClient?: number;
   /** Set: every connection starts with a PROXY protocol header (EDGE_PROXY_PROTOCOL). */
   proxyProtocol: ProxyProtocolOptions | null;
   onRefused(reason: ConnectionRefusal): void;
@@ -42,6 +50,8 @@ type ConnectionHandler = (socket: net.Socket) => void;
 export class ConnectionGate {
   /** Connections open now on the guarded servers, those still awaiting their PROXY header included. */
   private open = 0;
+  /** Connections open now by client address, counted once the address is known (after the PROXY header). */
+  private readonly byClient = new Map<string, number>();
   private readonly proxy: { trusted: (address: string) => boolean; headerTimeoutMs: number } | null;
 
   constructor(private readonly opts: ConnectionGateOptions) {
@@ -71,9 +81,24 @@ export class ConnectionGate {
     socket.once('close', () => {
       this.open -= 1;
     });
-    if (this.proxy === null) return handOver();
+    if (this.proxy === null) return this.admitClient(socket, clientAddress(socket.remoteAddress), handOver);
     if (!this.proxy.trusted(socket.remoteAddress ?? '')) return this.refuse(socket, CONNECTION_REFUSALS.untrustedPeer);
     this.awaitProxyHeader(socket, this.proxy.headerTimeoutMs, handOver);
+  }
+
+  /** One client may not take the whole edge: past its own cap its connection is closed, others are served. */
+  private admitClient(socket: net.Socket, address: string, handOver: () => void): void {
+    const open = this.byClient.get(address) ?? 0;
+    if (open >= (this.opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT)) {
+      return this.refuse(socket, CONNECTION_REFUSALS.maxConnectionsPerClient);
+    }
+    this.byClient.set(address, open + 1);
+    socket.once('close', () => {
+      const left = (this.byClient.get(address) ?? 1) - 1;
+      if (left > 0) this.byClient.set(address, left);
+      else this.byClient.delete(address);
+    });
+    handOver();
   }
 
   /** Reads the header off the raw socket, puts back what came after it, and hands the socket over. */
@@ -100,8 +125,9 @@ export class ConnectionGate {
       socket.pause();
       if (received.length > read.length) socket.unshift(received.subarray(read.length));
       if (read.source !== null) recordCarriedAddress(socket, read.source);
-      handOver();
-      if (socket.listenerCount('data') > 0) socket.resume();
+      // A LOCAL header (the balancer's own health check) carries no client: the peer is the client.
+      this.admitClient(socket, read.source ?? clientAddress(socket.remoteAddress), handOver);
+      if (!socket.destroyed && socket.listenerCount('data') > 0) socket.resume();
     };
     // A peer that resets before its header was read: nothing to hand over.
     const onError = () => {

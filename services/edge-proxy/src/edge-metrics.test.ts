@@ -8,10 +8,10 @@ describe('edge metrics: refused connections', () => {
       const metric = await registry.getSingleMetric(CONNECTIONS_REFUSED_METRIC)?.get();
       return Object.fromEntries((metric?.values ?? []).map((v) => [v.labels.reason, v.value]));
     };
-    expect(await values()).toEqual({ max_connections: 0, untrusted_peer: 0, proxy_header: 0 });
+    expect(await values()).toEqual({ max_connections: 0, max_connections_per_client: 0, untrusted_peer: 0, proxy_header: 0 });
     observer.connectionRefused('max_connections');
     observer.connectionRefused('proxy_header');
     observer.connectionRefused('max_connections');
-    expect(await values()).toEqual({ max_connections: 2, untrusted_peer: 0, proxy_header: 1 });
+    expect(await values()).toEqual({ max_connections: 2, max_connections_per_client: 0, untrusted_peer: 0, proxy_header: 1 });
   });
 });

@@ -45,7 +45,7 @@ export function edgeMetricsObserver(): EdgeObserver {
   reachable.set(1);
   const refused = (refusedCounter ??= new Counter({
     name: CONNECTIONS_REFUSED_METRIC,
-    help: 'Client connections closed before being served: EDGE_MAX_CONNECTIONS reached, or (PROXY protocol) an untrusted peer or no valid header.',
+    help: 'Client connections closed before being served: EDGE_MAX_CONNECTIONS or EDGE_MAX_CONNECTIONS_PER_CLIENT reached, or (PROXY protocol) an untrusted peer or no valid header.',
     labelNames: ['reason'] as const,
     registers: [registry],
   }));

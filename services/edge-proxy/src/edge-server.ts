@@ -13,16 +13,18 @@ import { subscribeCacheInvalidation } from './cache-invalidation';
 import { createCertificateStore } from './certificate-store';
 import { ChangeFeed } from './change-feed';
 import { challengeLookup } from './challenge-responder';
-import { ConnectionGate, DEFAULT_MAX_CONNECTIONS, type ProxyProtocolOptions } from './connection-gate';
+import { ConnectionGate, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type ProxyProtocolOptions } from './connection-gate';
 import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
 import { EdgeAnswers } from './edge-answers';
 import { silentObserver, type DatabaseReadPurpose, type EdgeObserver, type TrafficSink } from './edge-observer';
 import { Forwarder } from './forwarder';
 import { listenerOptions, listenOn } from './listening';
 import { LiveNames } from './live-names';
+import { LiveWebSockets } from './live-websockets';
 import { createPlainListener } from './plain-listener';
 import { ProxyLimiter } from './proxy-limiter';
 import { ReadBudget } from './read-budget';
+import { BODY_PROGRESS_TIMEOUT_MS } from './request-deadlines';
 import { createRouteTable } from './route-table';
 import { createTlsListener } from './tls-listener';
 
@@ -43,12 +45,20 @@ export interface EdgeOptions {
   deploymentKey: { kid: string; secret: string };
   originTimeoutMs: number;
   originCa?: string | null;
-  /** Time a client has to send its request headers: then 408. */
+  /** Time a client has to send its request headers: then 408 (DECISIONS §5: 10 s; tests shorten it). */
   headersTimeoutMs?: number;
+  /** Time a request body may make no progress: then 408 or a reset (DECISIONS §5: 30 s; tests shorten it). */
+  bodyProgressTimeoutMs?: number;
+  /** Time a client has to send a whole request (EDGE_REQUEST_TIMEOUT; default 5 min). */
+  requestTimeoutMs?: number;
+  /** A proxied WebSocket quiet both ways this long is closed (EDGE_WEBSOCKET_IDLE_TIMEOUT; default 10 min). */
+  websocketIdleTimeoutMs?: number;
   /** Clock of the proxied-request limits' windows, epoch ms (default Date.now; tests start a window at will). */
   limiterNow?: () => number;
   /** Open client connections of both listeners together (EDGE_MAX_CONNECTIONS; default 20000). */
   maxConnections?: number;
+  /** Open connections of one client address (EDGE_MAX_CONNECTIONS_PER_CLIENT; default 256). */
+  maxConnectionsPerClient?: number;
   /** Set: every connection on both listeners starts with a PROXY protocol header from a trusted peer (EDGE_PROXY_PROTOCOL). */
   proxyProtocol?: ProxyProtocolOptions | null;
 }
@@ -92,21 +102,25 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   // Not awaited: a database that does not answer must not hold the listeners back.
   void feed.start();
   const limiter = new ProxyLimiter({ store, onError: (err) => health.record(false, err), ...(opts.limiterNow ? { now: opts.limiterNow } : {}) });
-  const forwarder = new Forwarder({ originTimeoutMs: opts.originTimeoutMs, originCa: opts.originCa });
+  const forwarder = new Forwarder({ originTimeoutMs: opts.originTimeoutMs, originCa: opts.originCa, websocketIdleTimeoutMs: opts.websocketIdleTimeoutMs });
   const sweeper = setInterval(() => limiter.sweep(), 10_000).unref();
 
   const subscription: Subscription | null = opts.bus ? await subscribeCacheInvalidation(opts.bus, { routes, certificates, signer, names }) : null;
 
   const admission = new AdmissionChain({ routes, limiter, signer, observer });
   const answers = new EdgeAnswers(observer, logger);
-  const serverOptions = listenerOptions(opts.headersTimeoutMs ?? 10_000);
-  const tls = createTlsListener({ routes, certificates, admission, forwarder, answers, observer, traffic: opts.traffic, serverOptions });
+  const requestTimeoutMs = opts.requestTimeoutMs ?? 300_000;
+  const serverOptions = listenerOptions(opts.headersTimeoutMs ?? 10_000, requestTimeoutMs);
+  const deadlines = { progressMs: opts.bodyProgressTimeoutMs ?? BODY_PROGRESS_TIMEOUT_MS, requestMs: requestTimeoutMs };
+  const webSockets = new LiveWebSockets((name) => routes.peek(name) ?? routes.get(name));
+  const tls = createTlsListener({ routes, certificates, admission, forwarder, answers, observer, traffic: opts.traffic, serverOptions, deadlines, webSockets });
   /** The bound HTTPS port (known after listen), for redirects. */
   let httpsPort = opts.httpsPort;
   const plain = createPlainListener({ store, admission, answers, serverOptions, httpsPort: () => httpsPort });
   // One cap for both listeners; behind a load balancer each connection first says who its client is.
   const gate = new ConnectionGate({
     maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxConnectionsPerClient: opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
     proxyProtocol: opts.proxyProtocol ?? null,
     onRefused: (reason) => observer.connectionRefused(reason),
   });
@@ -123,6 +137,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     controlPlane: () => health.state(),
     async close(graceMs = 20_000) {
       clearInterval(sweeper);
+      webSockets.stop();
       await feed.stop();
       const servers = [tls.server, plain];
       const closing = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));

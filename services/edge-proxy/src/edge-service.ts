@@ -44,6 +44,9 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
     originTimeoutMs: config.originTimeout,
     originCa: config.originCaBundle ? readFileSync(config.originCaBundle, 'utf8') : null,
     maxConnections: config.edgeMaxConnections,
+    maxConnectionsPerClient: config.edgeMaxConnectionsPerClient,
+    requestTimeoutMs: config.edgeRequestTimeout,
+    websocketIdleTimeoutMs: config.edgeWebsocketIdleTimeout,
     proxyProtocol: config.edgeProxyProtocol ? { trustedCidrs: config.edgeProxyProtocolCidrs } : null,
   });
   return {

@@ -5,6 +5,7 @@
 // 1.7 to 2.3 times faster on this kind of machine; its low-level dispatch hands
 // the response body to one callback, where the edge counts the bytes.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { Pool, type Dispatcher } from 'undici';
@@ -18,7 +19,11 @@ export interface ForwarderOptions {
   originCa?: string | null;
   connectTimeoutMs?: number;
   connectionsPerOrigin?: number;
+  /** A joined WebSocket quiet both ways this long is closed (EDGE_WEBSOCKET_IDLE_TIMEOUT; default 10 min). */
+  websocketIdleTimeoutMs?: number;
 }
+
+const WEBSOCKET_IDLE_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * How a forwarded request ended. `answered`: the origin's response started (the
@@ -60,7 +65,7 @@ function originPath(base: string, target: string): string {
 }
 
 /** Whether the request has a body to stream: over HTTP/2 one may come without Content-Length. */
-function hasBody(req: EdgeRequest): boolean {
+export function hasBody(req: EdgeRequest): boolean {
   const length = req.headers['content-length'];
   if (isHttp2(req)) return length !== '0' && !req.stream.endAfterHeaders;
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
@@ -112,8 +117,14 @@ export class Forwarder {
     return entry;
   }
 
-  /** Streams the origin's answer to `target` (origin-form) to `res`; `done` is called once. Never throws. */
-  forward(req: EdgeRequest, res: EdgeResponse, originUrl: string, target: string, headers: HeaderMap, done: (outcome: ForwardOutcome) => void): void {
+  /**
+   * Streams the origin's answer to `target` (origin-form) to `res`; `done` is called once. Never throws.
+   * Returns `abandon`: the edge answers the client itself (a request deadline, DECISIONS §5); nothing more is
+   * written to `res`, and the origin exchange is stopped once that answer is out.
+   */
+  forward(
+    req: EdgeRequest, res: EdgeResponse, originUrl: string, target: string, headers: HeaderMap, done: (outcome: ForwardOutcome) => void,
+  ): (status: number, reason: string) => void {
     const { pool, basePath } = this.poolFor(originUrl);
     // HTTP/2's compatibility response writes as HTTP/1.1's does, and its writeHead takes the same
     // flat header list, which its types do not say.
@@ -146,9 +157,11 @@ export class Forwarder {
     const handler = {
       onConnect(abortRequest: (err?: Error) => void) {
         abort = abortRequest;
+        // Abandoned before the origin was reached: stop it now if the answer has already left.
+        if (clientGone && (res.writableFinished || res.destroyed)) abortRequest(new Error('client gone'));
       },
       onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void) {
-        if (statusCode < 200) return true;
+        if (statusCode < 200 || clientGone) return true;
         status = statusCode;
         out.writeHead(statusCode, clientResponseHeaderList(rawHeaders));
         resumeOrigin = resume;
@@ -156,6 +169,7 @@ export class Forwarder {
         return true;
       },
       onData(chunk: Buffer) {
+        if (clientGone) return true;
         bytes += chunk.length;
         // The chunk that completes a declared length ends the response in the same
         // write as the rest (one TLS record and syscall fewer per small response).
@@ -169,7 +183,7 @@ export class Forwarder {
         return more;
       },
       onComplete() {
-        if (!res.writableEnded) res.end();
+        if (!res.writableEnded && !clientGone) res.end();
         finish({ answered: true, status, bytes });
       },
       onError(err: Error) {
@@ -194,11 +208,21 @@ export class Forwarder {
       res.writeHead(502, PLAIN).end(failureText(502));
       finish({ answered: false, status: 502, bytes: 0, error: (err as Error).message });
     }
+    return (clientStatus, reason) => {
+      if (finished) return;
+      clientGone = true;
+      finish({ answered: status !== 0, status: clientStatus, bytes, error: reason });
+      // Aborting tears the client's request down with it: only once the edge's own answer has left.
+      const stop = () => abort?.(new Error(reason));
+      if (res.writableFinished || res.destroyed) stop();
+      else res.once('close', stop);
+    };
   }
 
   /** Proxies a WebSocket upgrade: the origin's 101 goes back to the client and the two sockets are joined. */
   upgrade(clientSocket: Duplex, head: Buffer, originUrl: string, target: string, headers: HeaderMap, done: (outcome: ForwardOutcome) => void): void {
     const { pool, basePath } = this.poolFor(originUrl);
+    const opts = this.opts;
     const refuse = (status: 502 | 504, reason: string) => {
       clientSocket.end(`HTTP/1.1 ${status} ${status === 504 ? 'Gateway Timeout' : 'Bad Gateway'}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n${failureText(status)}`);
       done({ answered: false, status, bytes: 0, error: reason });
@@ -225,6 +249,8 @@ export class Forwarder {
         originSocket.on('close', () => clientSocket.destroy());
         originSocket.pipe(clientSocket);
         clientSocket.pipe(originSocket);
+        // Every byte either way passes through the client socket, whose timer counts reads and writes alike.
+        (clientSocket as Socket).setTimeout(opts.websocketIdleTimeoutMs ?? WEBSOCKET_IDLE_TIMEOUT_MS, () => clientSocket.destroy());
         done({ answered: true, status: statusCode, bytes: 0 });
       },
       onResponseError(c, err) {

@@ -3,12 +3,20 @@ import type http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-/** Node's server options for a listener whose clients have `headersTimeoutMs` to send their request headers. */
-export function listenerOptions(headersTimeoutMs: number): http.ServerOptions {
+/** Request header bytes of HTTP/1.1 past which the answer is 431 (DECISIONS §5). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Node's server options for a listener whose clients have `headersTimeoutMs` to send their request headers
+ * and `requestTimeoutMs` (EDGE_REQUEST_TIMEOUT) to send a whole request.
+ */
+export function listenerOptions(headersTimeoutMs: number, requestTimeoutMs = 300_000): http.ServerOptions {
   return {
-    // Slow or endless headers: 408 after headersTimeout; oversized ones: 431 (Node's 16 KiB default).
+    // Slow or endless headers: 408 after headersTimeout; oversized ones: 431.
     headersTimeout: headersTimeoutMs,
-    requestTimeout: Math.max(headersTimeoutMs, 300_000),
+    // Node refuses a requestTimeout below headersTimeout.
+    requestTimeout: Math.max(headersTimeoutMs, requestTimeoutMs),
+    maxHeaderSize: MAX_HEADER_BYTES,
     keepAliveTimeout: 5_000,
     // How often Node looks for connections past those timeouts (its default, 30 s, would let a slow client sit far longer).
     connectionsCheckingInterval: 1_000,

@@ -1,8 +1,9 @@
 // The HTTPS listener, HTTP/2 and HTTP/1.1 by ALPN: the certificate by SNI,
 // then each request or WebSocket upgrade (HTTP/1.1) through the request-target
-// check and the admission chain to the forwarder, and its count.
+// check and the admission chain to the forwarder, and its count; slow and
+// silent clients are ended by the request deadlines and the session's idleness.
 import http, { type IncomingMessage } from 'node:http';
-import http2, { type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import http2, { type Http2SecureServer, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import type { AdmissionChain, Admission } from './admission';
@@ -13,8 +14,10 @@ import type { EdgeAnswers } from './edge-answers';
 import type { EdgeObserver, TrafficSink } from './edge-observer';
 import { PAGES } from './edge-pages';
 import { isWebSocketUpgrade, originRequestHeaders } from './forward-headers';
-import type { Forwarder, ForwardOutcome } from './forwarder';
+import type { LiveWebSockets } from './live-websockets';
+import { hasBody, type Forwarder, type ForwardOutcome } from './forwarder';
 import type { RefreshingCache } from './refreshing-cache';
+import { watchRequest, type RequestDeadlineOptions } from './request-deadlines';
 import { originFormTarget } from './request-target';
 import type { DomainRoute, Route } from './route-table';
 import { answerClientErrors, rawAnswer } from './socket-answers';
@@ -31,6 +34,12 @@ const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 /** Streams one HTTP/2 client may have open at once (nginx's default). */
 const MAX_CONCURRENT_STREAMS = 128;
 
+/** Header lists longer than this end their stream unserved (Node's HTTP/2 server answers 431), as HTTP/1.1's get 431 (DECISIONS §5). */
+export const MAX_HEADER_LIST_BYTES = 16 * 1024;
+
+/** An HTTP/2 session closed for idleness is destroyed this long after its GOAWAY, whatever its streams (DECISIONS §5). */
+const IDLE_SESSION_GRACE_MS = 10_000;
+
 export interface TlsListenerDeps {
   routes: RefreshingCache<Route>;
   certificates: RefreshingCache<CertificateEntry>;
@@ -40,6 +49,10 @@ export interface TlsListenerDeps {
   observer: EdgeObserver;
   traffic: TrafficSink;
   serverOptions: http.ServerOptions;
+  /** Body progress and whole-request deadlines of requests with a body. */
+  deadlines: RequestDeadlineOptions;
+  /** Joined WebSockets, closed when their domain is no longer served. */
+  webSockets: LiveWebSockets;
 }
 
 export interface TlsListener {
@@ -50,6 +63,11 @@ export interface TlsListener {
   closeIdleConnections(): void;
   /** Cuts every connection past its handshake. */
   closeAllConnections(): void;
+}
+
+/** The client sent the whole request (END_STREAM) and its answer is not done. */
+function awaitsAnswer(stream: ServerHttp2Stream): boolean {
+  return !stream.destroyed && stream.state.remoteClose === 1;
 }
 
 export function createTlsListener(deps: TlsListenerDeps): TlsListener {
@@ -90,11 +108,16 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     const authority = requestAuthority(req);
     const target = originFormTarget(req.url ?? '', authority);
     if (target === null) return answers.page(res, PAGES.badTarget, null, started);
+    // A request without a body was whole with its headers: nothing to wait for.
+    const watch = hasBody(req) ? watchRequest(req, res, deps.deadlines) : null;
     const proceed = (admitted: Admission) => {
+      // A deadline already ended the request while admission waited.
+      if (watch?.expired) return;
       if ('page' in admitted) return answers.page(res, admitted.page, admitted.slug, started, admitted.headers);
       const { route, assertion } = admitted;
       const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, authority, assertion));
-      forwarder.forward(req, res, route.originUrl as string, target, headers, counted(route, started));
+      const abandon = forwarder.forward(req, res, route.originUrl as string, target, headers, counted(route, started));
+      watch?.onExpire(abandon);
     };
     try {
       const admitted = admission.admit(req);
@@ -119,6 +142,7 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     }
     const { route, assertion } = admitted;
     const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, req.headers.host, assertion));
+    deps.webSockets.add(socket, route);
     forwarder.upgrade(socket, head, route.originUrl as string, target, headers, counted(route, started));
   }
 
@@ -134,13 +158,13 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
       honorCipherOrder: true,
       SNICallback: selectCertificate,
       handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
-      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
+      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS, maxHeaderListSize: MAX_HEADER_LIST_BYTES },
     },
     serve,
   );
   // Node's HTTP/1.1 side of this server reads its timeouts from these properties, not from the options.
-  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval } = deps.serverOptions;
-  Object.assign(server, { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval });
+  const { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize } = deps.serverOptions;
+  Object.assign(server, { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval, maxHeaderSize });
 
   const connections = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
@@ -150,9 +174,21 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
+    const streams = new Set<ServerHttp2Stream>();
+    session.on('stream', (stream: ServerHttp2Stream) => {
+      streams.add(stream);
+      stream.once('close', () => streams.delete(stream));
+    });
     session.once('close', () => sessions.delete(session));
-    // An HTTP/2 connection idle as long as an HTTP/1.1 one may be is asked to close (GOAWAY, open streams finish).
-    session.setTimeout(keepAliveTimeout ?? 5_000, () => session.close());
+    // An HTTP/2 connection idle as long as an HTTP/1.1 one may be is closed (GOAWAY), and destroyed a little
+    // later whatever its streams: a stream still being sent must not hold the connection open. A request the
+    // client sent whole waits on the origin (ORIGIN_TIMEOUT bounds it), not on the client: not idle; the
+    // answer's frames wake this timer again.
+    session.setTimeout(keepAliveTimeout ?? 5_000, () => {
+      if ([...streams].some(awaitsAnswer)) return;
+      session.close();
+      setTimeout(() => session.destroy(), IDLE_SESSION_GRACE_MS).unref();
+    });
   });
   // A session's protocol error ends that session; nothing to answer.
   server.on('sessionError', () => undefined);
