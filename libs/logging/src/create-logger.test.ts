@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { childLogger, createLogger } from './create-logger';
+import { childLogger, createLogger, ignoreClosedReader } from './create-logger';
 import { REDACTED } from './redact';
 
 function capture(level: string) {
@@ -118,5 +118,16 @@ describe('createLogger', () => {
       createLogger({ service: 'api', level: 'info', stream: terminal.stream, format: 'json' }).info('domain created', { domainId: 'd1' });
       expect(JSON.parse(await terminal.text())).toMatchObject({ message: 'domain created', domainId: 'd1' });
     });
+  });
+});
+
+describe('ignoreClosedReader', () => {
+  test('EPIPE (the reader went away) is swallowed; any other stream failure is still thrown', () => {
+    const stream = new PassThrough();
+    ignoreClosedReader(stream);
+    ignoreClosedReader(stream);
+    expect(stream.listenerCount('error')).toBe(1);
+    expect(() => stream.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).not.toThrow();
+    expect(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' }))).toThrow('disk full');
   });
 });

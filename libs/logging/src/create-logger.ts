@@ -48,12 +48,29 @@ export function writesPrettyLines(format: CreateLoggerOptions['format'], stream:
   return format === 'pretty' || ((format ?? 'auto') === 'auto' && isTerminal(stream));
 }
 
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * A reader of the logs that went away (`make run | head`, a closed pipe)
+ * makes the stream fail with EPIPE: the service goes on, its logs go nowhere,
+ * instead of dying of an unhandled 'error' event. Any other failure of the
+ * stream is still thrown.
+ */
+export function ignoreClosedReader(stream: NodeJS.WritableStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
 /**
  * JSON lines (`timestamp`, `level`, `service`, `message`, fields) with secrets
  * redacted; the same entries as readable lines where `format` asks for them.
  */
 export function createLogger(opts: CreateLoggerOptions): winston.Logger {
   const stream = opts.stream ?? process.stdout;
+  ignoreClosedReader(stream);
   const pretty = writesPrettyLines(opts.format, stream);
   // Colour only reaches a terminal: escape codes in a file or a pipe are noise.
   const colour = pretty && opts.colour !== false && isTerminal(stream);

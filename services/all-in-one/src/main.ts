@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadAllInOneConfig, logColourAllowed } from '@cds/config';
 import { createDataStore, outboxSource, startHousekeeping } from '@cds/data';
 import { boundPort, closeServer, listen, onShutdown, opsHandler, runMain } from '@cds/lifecycle';
-import { createLogger, writesPrettyLines } from '@cds/logging';
+import { createLogger, ignoreClosedReader, writesPrettyLines } from '@cds/logging';
 import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/messaging';
 import { createApp, createOperatorApp } from '@cds/api';
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   logger.info('all-in-one started', { api: `http://${config.bindAddress}:${ports.api}`, edge_https: ports.edgeHttps, edge_http: ports.edgeHttp, metrics: ports.metrics, database: store.kind });
   // For the person who ran it: beside readable logs on stdout; on stderr when stdout carries JSON lines for a machine.
   const bannerStream = writesPrettyLines(config.logFormat) ? process.stdout : process.stderr;
+  ignoreClosedReader(bannerStream);
   bannerStream.write(startBanner({ config, ports, operatorTokenFile, cwd: process.cwd() }));
 
   onShutdown(
