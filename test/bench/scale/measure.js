@@ -11,7 +11,7 @@
 const tls = require('node:tls');
 const { readFileSync } = require('node:fs');
 const { decryptSecret } = require('@cds/core');
-const { createDataStore } = require('@cds/data');
+const { createDataStore, RECENT_RUNS_KEPT } = require('@cds/data');
 const { Client } = require('pg');
 const { series } = require('./sampling');
 
@@ -151,6 +151,11 @@ async function statementOps(pg, ops) {
       const records = batch.map((l) => ({
         domainId: l.domain.id, startedAt: now, status: l.domain.status, nextCheckAt: next, updatedAt: l.domain.updatedAt, counted: true, leaseUntil: null,
         checks: l.checks.map((c) => ({ ...c, observedAt: now })), certificate: null, messages: [],
+        // The run's row replaces the oldest of the domain's ten (run-step.ts).
+        run: {
+          slot: l.checkCount % RECENT_RUNS_KEPT, startedAt: now, durationMs: 120, trigger: 'schedule', statusBefore: l.domain.status, statusAfter: l.domain.status,
+          checks: l.checks.map((c) => ({ type: c.type, status: c.status, errorCode: c.errorCode, message: c.message })),
+        },
       }));
       const written = await store.run((r) => r.checkRuns.record(records, `bench-scale-${phase}`));
       if (written.length !== records.length) throw new Error(`batch write kept ${written.length} of ${records.length}`);

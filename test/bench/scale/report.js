@@ -1,6 +1,7 @@
 // The scale benchmark's report (make bench-scale) as Markdown, from the files
-// run.sh left in BENCH_SCALE_WORK: measurements at both sizes, database sizes,
-// backups; seed and migrate times from the environment.
+// run.sh left in BENCH_SCALE_WORK: measurements at both sizes, database sizes
+// (the kept check runs' bytes per domain and per run among them), backups;
+// seed and migrate times from the environment.
 'use strict';
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -52,7 +53,14 @@ const rows = OPERATIONS.map(([key, label, targeted]) => {
 
 const ready = Number(sizes.full.ready);
 const perReady = sizes.full.database / ready;
-const tables = Object.entries(sizes.full.tables).sort((x, y) => y[1].bytes - x[1].bytes).filter(([, t]) => t.bytes >= 1048576);
+// The kept check runs are listed whatever their size (DECISIONS §15: the bench reports them).
+const RUNS_TABLE = 'domain_check_runs';
+const tables = Object.entries(sizes.full.tables).sort((x, y) => y[1].bytes - x[1].bytes).filter(([t, v]) => v.bytes >= 1048576 || t === RUNS_TABLE);
+const runs = sizes.full.runs;
+const runsLine = `Kept check runs (\`${RUNS_TABLE}\`, the last ${n(Math.round(runs.rows / runs.domains))} runs of each domain): **${n(Math.round(runs.bytes / runs.domains))} bytes per domain (table + indexes), `
+  + `${n(Math.round(runs.bytes / runs.rows))} bytes per run**; ${n(runs.rows)} runs of ${n(runs.domains)} domains, ${mib(runs.bytes)} MiB of which indexes ${mib(runs.indexes)} MiB; `
+  + `a row averages ${Math.round(runs.row_bytes)} bytes, its \`checks\` text ${Math.round(runs.checks_bytes)} (${(100 * runs.all_passing / runs.rows).toFixed(1)}% of the runs saw every check pass: `
+  + `${Math.round(runs.all_passing_checks_bytes)} bytes of \`checks\` each); ${n(Math.round(runs.bytes / ready))} of the bytes per ready domain above.`;
 const deep = Object.entries(full.ops).filter(([key]) => key.startsWith('large_'));
 const writes = full.create_writes.rows;
 const rowsPerCreate = Object.entries(writes).filter(([, w]) => w.inserted || w.updated)
@@ -82,6 +90,8 @@ By table (MiB, of which indexes; bytes per ready domain):
 | table | rows | MiB | indexes MiB | bytes per ready domain |
 |---|---|---|---|---|
 ${tables.map(([t, v]) => `| ${t} | ${n(v.rows)} | ${mib(v.bytes)} | ${mib(v.indexes)} | ${n(Math.round(v.bytes / ready))} |`).join('\n')}
+
+${runsLine}
 
 A create (\`POST /v1/domains\`, no deployment limit) writes per request: ${rowsPerCreate} (+ inserted, ~ updated rows);
 ${n(full.create_writes.wal_bytes)} bytes of WAL at full size (${n(small.create_writes.wal_bytes)} at 1,000; the bench's cluster's WAL, its autovacuum's and the API's other writes included).

@@ -10,7 +10,8 @@
 #   1. seed.js apps: BENCH_SCALE_APPS applications and one large one through the
 #      operator API (credentials included), their origin, webhook subscription
 #      and traffic by SQL; then `small`: the measured application's 1,000
-#      domains with checks, certificates and history; VACUUM ANALYZE.
+#      domains with checks, their last 10 check runs, certificates and history;
+#      VACUUM ANALYZE.
 #   2. measure.js: every operation BENCH_SCALE_SAMPLES times, one at a time
 #      (p50/p99, CPU per request of the API and of its database sessions);
 #      the operator backup (GET /operator/v1/backup, duration and size).
@@ -24,7 +25,8 @@
 #      1760000000900); `cdctl migrate` on the full database, with nothing to
 #      apply and applying that migration again.
 #   5. report.js: one table with the ratio full ÷ small per operation and the
-#      targets, bytes per ready domain, seed, migrate and backup figures.
+#      targets, bytes per ready domain (by table), the kept check runs' bytes
+#      per domain and per run, seed, migrate and backup figures.
 # Two API processes share the database, pinned to CPU 0: one as deployed by
 # default, one with DEPLOYMENT_DOMAIN_LIMIT set (a create then counts the
 # deployment's live domains). The measuring client runs on CPU 1. Their
@@ -128,14 +130,23 @@ read -r limited_pid limited_port <<<"$(start_api api-limited DEPLOYMENT_DOMAIN_L
 export BENCH_API="http://127.0.0.1:$api_port" BENCH_API_LIMITED="http://127.0.0.1:$limited_port"
 export BENCH_OPERATOR_TOKEN=$operator_token BENCH_API_PIDS="$api_pid,$limited_pid" BENCH_SCALE_APPS_FILE="$work/apps.json"
 
-# Figures of the database: size, bytes per table (with indexes and TOAST), ready domains.
+# Figures of the database: size, bytes per table (with indexes and TOAST), ready domains;
+# the kept check runs (domain_check_runs, DECISIONS §15): rows, domains with runs, the
+# table's bytes (indexes and TOAST included) and its indexes', the average row and
+# `checks` text, and the runs that saw every check pass.
 db_sizes() { # file
   psql -d "$db" -Atc "SELECT json_build_object(
       'database', pg_database_size(current_database()),
       'ready', (SELECT count(*) FROM domains WHERE status = 'ready' AND deleted_at IS NULL),
       'domains', (SELECT count(*) FROM domains),
       'tables', (SELECT json_object_agg(relname, json_build_object('bytes', pg_total_relation_size(oid), 'indexes', pg_indexes_size(oid), 'rows', reltuples::bigint))
-                 FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace))" >"$1"
+                 FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace),
+      'runs', (SELECT json_build_object('rows', count(*), 'domains', count(DISTINCT domain_id),
+                 'bytes', pg_total_relation_size('domain_check_runs'), 'indexes', pg_indexes_size('domain_check_runs'),
+                 'row_bytes', avg(pg_column_size(r.*)), 'checks_bytes', avg(octet_length(checks)),
+                 'all_passing', count(*) FILTER (WHERE checks !~ '(failing|pending)'),
+                 'all_passing_checks_bytes', avg(octet_length(checks)) FILTER (WHERE checks !~ '(failing|pending)'))
+               FROM domain_check_runs r))" >"$1"
 }
 backup() { # file: duration and size of the operator's backup, as JSON
   local out

@@ -6,7 +6,8 @@
 //   small   the measured application's 1,000 domains.
 //   full    every application's domains, interleaved by creation time (the measured
 //           application's again, the large one's BENCH_SCALE_LARGE_DOMAINS).
-// Domains come with their four checks, a certificate when ready, and
+// Domains come with their four checks, their last 10 check runs (the ring of
+// domain_check_runs, DECISIONS §15), a certificate when ready, and
 // BENCH_SCALE_HISTORY_EVENTS outbox rows each (2 in 10 are events, each with a
 // delivery and its attempt), by generate_series in PostgreSQL (seed-sql.js).
 // Then VACUUM ANALYZE: the cluster's autovacuum would get to the new rows in its own
@@ -116,6 +117,7 @@ async function seedDomains(pg, apps, cert) {
     const { rows } = await pg.query(SQL.DOMAINS, [appIds, apps.map((a) => a.n), apps.map((a) => a.total), now, step / steps, (step + 1) / steps]);
     const ids = rows.map((r) => r.id);
     await pg.query(SQL.CHECKS, [ids]);
+    await pg.query(SQL.RUNS, [ids, now]);
     await pg.query(SQL.CERTIFICATES, [ids, cert.chain, cert.keySealed, now]);
     if (HISTORY > 0) {
       await pg.query(SQL.OUTBOX, [ids, HISTORY, now, outboxTemplates]);
