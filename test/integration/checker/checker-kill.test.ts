@@ -2,18 +2,16 @@
 // pending domains; one is killed with SIGKILL mid-run. The other finishes them
 // all, and no domain is ever probed by both at once: the origin records, per
 // Host, when each probe started and when its connection ended.
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
+import { startCheckerDns, type CheckerDns } from './checker-dns';
+import { startCheckerProcess, type CheckerProcess } from './checker-process';
 import { activateOrigin, EDGE_TARGET, publishRecords, registerDomain } from './checker-stack';
 
-const MAIN = path.join(__dirname, '../../../services/checker/dist/main.js');
 const DOMAINS = 200;
 const PROBE_MS = 300;
 
@@ -22,7 +20,7 @@ let api: TestApi;
 let dns: CheckerDns;
 let vhost: TestVhost;
 let origin: http.Server;
-const checkers: Array<{ child: ChildProcess; output: string }> = [];
+const checkers: CheckerProcess[] = [];
 const probes = new Map<string, Array<{ start: number; end: number | null }>>();
 
 beforeAll(async () => {
@@ -50,20 +48,8 @@ afterAll(async () => {
   await dns?.stop();
 });
 
-async function startCheckerProcess(): Promise<{ child: ChildProcess; output: string }> {
-  const entry = { child: null as unknown as ChildProcess, output: '' };
-  entry.child = spawn('node', [MAIN], {
-    env: {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      DATABASE_URL: db.url, AMQP_URL: vhost.url, METRICS_PORT: String(await freePort()), BIND_ADDRESS: '127.0.0.1', LOG_LEVEL: 'error',
-      OPERATOR_TOKEN: api.operatorToken, DATA_ENCRYPTION_KEY: api.config.dataEncryptionKey.toString('base64'),
-      ASSERTION_DEPLOYMENT_KEY: api.config.assertionDeploymentKey, CERT_ISSUER: 'internal', EDGE_TARGET, DNS_SERVERS: dns.server,
-      CHECK_SCHEDULE_PENDING: '1h', CHECK_INTERVAL_LIVE: '1h',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  entry.child.stdout?.on('data', (d: Buffer) => (entry.output += d.toString()));
-  entry.child.stderr?.on('data', (d: Buffer) => (entry.output += d.toString()));
+async function startChecker(): Promise<CheckerProcess> {
+  const entry = await startCheckerProcess(api, db.url, vhost.url, dns.server, { CHECK_SCHEDULE_PENDING: '1h', CHECK_INTERVAL_LIVE: '1h' });
   checkers.push(entry);
   return entry;
 }
@@ -78,7 +64,7 @@ test('kill -9 of one checker: the other checks all 200 domains, none by both at 
     await publishRecords(dns, domain);
     ids.push(domain.id);
   }
-  const [victim, survivor] = [await startCheckerProcess(), await startCheckerProcess()];
+  const [victim, survivor] = [await startChecker(), await startChecker()];
   // Kill once both have probes in flight.
   await eventually('20 probes in flight', () => [...probes.values()].flat().filter((p) => p.end === null).length >= 20, { timeoutMs: 30_000, intervalMs: 20 });
   victim.child.kill('SIGKILL');

@@ -4,16 +4,14 @@
 // confirmed. The survivor carries the count on: 1, then 2, then the third run
 // takes the domain to attention_required, with exactly three failed runs kept
 // and one event.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
-import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
+import { startCheckerDns, type CheckerDns } from './checker-dns';
+import { startCheckerProcess, type CheckerProcess } from './checker-process';
 import { activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, waitForDomain, type TestOrigin } from './checker-stack';
 
-const MAIN = path.join(__dirname, '../../../services/checker/dist/main.js');
 const SETTINGS = {
   CERT_ISSUER: 'internal', CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '1s',
   CHECK_CONFIRMATIONS: '3', CHECK_SCHEDULE_CONFIRM: '3s', CHECK_OUTAGE_GRACE: '1h', CHECK_SCHEDULE_ATTENTION: '2s',
@@ -24,7 +22,7 @@ let api: TestApi;
 let dns: CheckerDns;
 let vhost: TestVhost;
 let origin: TestOrigin;
-const checkers: Array<{ child: ChildProcess; output: string }> = [];
+const checkers: CheckerProcess[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase('postgres');
@@ -43,19 +41,8 @@ afterAll(async () => {
   await dns?.stop();
 });
 
-async function startCheckerProcess(): Promise<{ child: ChildProcess; output: string }> {
-  const entry = { child: null as unknown as ChildProcess, output: '' };
-  entry.child = spawn('node', [MAIN], {
-    env: {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      DATABASE_URL: db.url, AMQP_URL: vhost.url, METRICS_PORT: String(await freePort()), BIND_ADDRESS: '127.0.0.1', LOG_LEVEL: 'error',
-      OPERATOR_TOKEN: api.operatorToken, DATA_ENCRYPTION_KEY: api.config.dataEncryptionKey.toString('base64'),
-      ASSERTION_DEPLOYMENT_KEY: api.config.assertionDeploymentKey, EDGE_TARGET, DNS_SERVERS: dns.server, ...SETTINGS,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  entry.child.stdout?.on('data', (d: Buffer) => (entry.output += d.toString()));
-  entry.child.stderr?.on('data', (d: Buffer) => (entry.output += d.toString()));
+async function startChecker(): Promise<CheckerProcess> {
+  const entry = await startCheckerProcess(api, db.url, vhost.url, dns.server, SETTINGS);
   checkers.push(entry);
   return entry;
 }
@@ -65,7 +52,7 @@ test('a checker killed while a failure is being confirmed: the survivor carries 
   await activateOrigin(api, slug, origin.url);
   const domain = await registerDomain(api, key, `www.takeover-${process.pid}.com`);
   await publishRecords(dns, domain);
-  const [victim, survivor] = [await startCheckerProcess(), await startCheckerProcess()];
+  const [victim, survivor] = [await startChecker(), await startChecker()];
   await waitForDomain(api, key, domain.id, (d) => d.status === 'ready', 30_000);
 
   await dns.clearTxt(domain.dns_records.find((r) => r.type === 'TXT')?.name ?? '');

@@ -12,16 +12,24 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /** Runs kept per domain (DECISIONS §15). */
 export const RECENT_RUNS_KEPT = 10;
 
-const POSTGRES_UP = [
+/** The column types that differ between the databases. */
+interface Types {
+  uuid: string;
+  timestamp: string;
+  smallint: string;
+  falseValue: string;
+}
+
+const up = (t: Types) => [
   'ALTER TABLE domain_checks ADD COLUMN failed_runs integer NOT NULL DEFAULT 0',
-  'ALTER TABLE domain_checks ADD COLUMN failing_since timestamptz',
-  'ALTER TABLE domain_checks ADD COLUMN inconclusive boolean NOT NULL DEFAULT false',
+  `ALTER TABLE domain_checks ADD COLUMN failing_since ${t.timestamp}`,
+  `ALTER TABLE domain_checks ADD COLUMN inconclusive boolean NOT NULL DEFAULT ${t.falseValue}`,
   'CREATE INDEX ix_domain_checks_failing ON domain_checks (domain_id) WHERE failed_runs > 0',
   'ALTER TABLE domains ADD COLUMN status_runs integer NOT NULL DEFAULT 0',
   `CREATE TABLE domain_check_runs (
-    domain_id uuid NOT NULL,
-    slot smallint NOT NULL,
-    started_at timestamptz NOT NULL,
+    domain_id ${t.uuid} NOT NULL,
+    slot ${t.smallint} NOT NULL,
+    started_at ${t.timestamp} NOT NULL,
     duration_ms integer NOT NULL,
     trigger varchar(16) NOT NULL,
     status_before varchar(32) NOT NULL,
@@ -33,26 +41,8 @@ const POSTGRES_UP = [
   )`,
 ];
 
-const SQLITE_UP = [
-  'ALTER TABLE domain_checks ADD COLUMN failed_runs integer NOT NULL DEFAULT 0',
-  'ALTER TABLE domain_checks ADD COLUMN failing_since datetime',
-  'ALTER TABLE domain_checks ADD COLUMN inconclusive boolean NOT NULL DEFAULT 0',
-  'CREATE INDEX ix_domain_checks_failing ON domain_checks (domain_id) WHERE failed_runs > 0',
-  'ALTER TABLE domains ADD COLUMN status_runs integer NOT NULL DEFAULT 0',
-  `CREATE TABLE domain_check_runs (
-    domain_id varchar(36) NOT NULL,
-    slot integer NOT NULL,
-    started_at datetime NOT NULL,
-    duration_ms integer NOT NULL,
-    trigger varchar(16) NOT NULL,
-    status_before varchar(32) NOT NULL,
-    status_after varchar(32) NOT NULL,
-    checks text NOT NULL,
-    CONSTRAINT pk_domain_check_runs PRIMARY KEY (domain_id, slot),
-    CONSTRAINT fk_domain_check_runs_domain FOREIGN KEY (domain_id) REFERENCES domains (id) ON DELETE CASCADE,
-    CONSTRAINT ck_domain_check_runs_slot CHECK (slot >= 0 AND slot < ${RECENT_RUNS_KEPT})
-  )`,
-];
+const POSTGRES_UP = up({ uuid: 'uuid', timestamp: 'timestamptz', smallint: 'smallint', falseValue: 'false' });
+const SQLITE_UP = up({ uuid: 'varchar(36)', timestamp: 'datetime', smallint: 'integer', falseValue: '0' });
 
 const DOWN = [
   'DROP TABLE domain_check_runs',
