@@ -18,7 +18,7 @@ import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
 import { EdgeAnswers } from './edge-answers';
 import { silentObserver, type DatabaseReadPurpose, type EdgeObserver, type TrafficSink } from './edge-observer';
 import { Forwarder } from './forwarder';
-import { listenerOptions, listenOn } from './listening';
+import { DEFAULT_REQUEST_TIMEOUT_MS, listenerOptions, listenOn } from './listening';
 import { LiveNames } from './live-names';
 import { LiveWebSockets } from './live-websockets';
 import { createPlainListener } from './plain-listener';
@@ -109,7 +109,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
 
   const admission = new AdmissionChain({ routes, limiter, signer, observer });
   const answers = new EdgeAnswers(observer, logger);
-  const requestTimeoutMs = opts.requestTimeoutMs ?? 300_000;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const serverOptions = listenerOptions(opts.headersTimeoutMs ?? 10_000, requestTimeoutMs);
   const deadlines = { progressMs: opts.bodyProgressTimeoutMs ?? BODY_PROGRESS_TIMEOUT_MS, requestMs: requestTimeoutMs };
   const webSockets = new LiveWebSockets((name) => routes.peek(name) ?? routes.get(name));

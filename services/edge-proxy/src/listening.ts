@@ -3,14 +3,17 @@ import type http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-/** Request header bytes of HTTP/1.1 past which the answer is 431 (DECISIONS §5). */
-const MAX_HEADER_BYTES = 16 * 1024;
+/** Request header bytes past which a request is refused unserved, HTTP/1.1 (431) and HTTP/2 alike (DECISIONS §5). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** Time a client has to send a whole request when nothing else is said (EDGE_REQUEST_TIMEOUT's default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
 /**
  * Node's server options for a listener whose clients have `headersTimeoutMs` to send their request headers
  * and `requestTimeoutMs` (EDGE_REQUEST_TIMEOUT) to send a whole request.
  */
-export function listenerOptions(headersTimeoutMs: number, requestTimeoutMs = 300_000): http.ServerOptions {
+export function listenerOptions(headersTimeoutMs: number, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): http.ServerOptions {
   return {
     // Slow or endless headers: 408 after headersTimeout; oversized ones: 431.
     headersTimeout: headersTimeoutMs,

@@ -14,6 +14,7 @@ import type { EdgeAnswers } from './edge-answers';
 import type { EdgeObserver, TrafficSink } from './edge-observer';
 import { PAGES } from './edge-pages';
 import { isWebSocketUpgrade, originRequestHeaders } from './forward-headers';
+import { MAX_HEADER_BYTES } from './listening';
 import type { LiveWebSockets } from './live-websockets';
 import { hasBody, type Forwarder, type ForwardOutcome } from './forwarder';
 import type { RefreshingCache } from './refreshing-cache';
@@ -33,9 +34,6 @@ const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** Streams one HTTP/2 client may have open at once (nginx's default). */
 const MAX_CONCURRENT_STREAMS = 128;
-
-/** Header lists longer than this end their stream unserved (Node's HTTP/2 server answers 431), as HTTP/1.1's get 431 (DECISIONS §5). */
-export const MAX_HEADER_LIST_BYTES = 16 * 1024;
 
 /** An HTTP/2 session closed for idleness is destroyed this long after its GOAWAY, whatever its streams (DECISIONS §5). */
 const IDLE_SESSION_GRACE_MS = 10_000;
@@ -158,7 +156,7 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
       honorCipherOrder: true,
       SNICallback: selectCertificate,
       handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
-      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS, maxHeaderListSize: MAX_HEADER_LIST_BYTES },
+      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS, maxHeaderListSize: MAX_HEADER_BYTES },
     },
     serve,
   );
