@@ -20,10 +20,13 @@ function lookupError(err: unknown): string {
   return code ?? errorMessage(err);
 }
 
-/** A failed lookup as an answer: no such record, or the error's code. */
+/** Node's codes of a DNS server's own refusals, as the DNS calls them in the check's message (DECISIONS §11's "(SERVFAIL)"). */
+const RESPONSE_CODES: Readonly<Record<string, string>> = { ESERVFAIL: 'SERVFAIL', EREFUSED: 'REFUSED', ENOTIMP: 'NOTIMP', EFORMERR: 'FORMERR', ETIMEOUT: 'timeout' };
+
+/** A failed lookup as an answer: no such record, or what failed (a response code, a timeout, the error's code). */
 function failed(err: unknown): DnsAnswer<never> {
   const code = lookupError(err);
-  return NO_RECORD.has(code) ? { records: [] } : { error: code };
+  return NO_RECORD.has(code) ? { records: [] } : { error: RESPONSE_CODES[code] ?? code };
 }
 
 function answer<T>(query: Promise<T[]>): Promise<DnsAnswer<T>> {
