@@ -21,7 +21,7 @@ import { countAcmeOrder, countBudgetRefusal, countChecks, countConfirmation, obs
 import type { DnsLookups } from './dns-lookups';
 import { loadOriginContext, observeOrigin, type OriginContext, type OriginProbeSettings } from './observe-origin';
 import { keepTrying } from './keep-trying';
-import { recordStep, type Schedule, type Step } from './run-step';
+import { longestStreak, recordStep, type Schedule, type Step } from './run-step';
 
 export interface PipelineOptions {
   store: DataStore;
@@ -185,11 +185,10 @@ export class CheckPipeline {
       this.seeCertificate(domain.id, plan.notAfter);
 
       const now = opts.now();
-      const failedRuns = Math.max(0, ...item.leased.checks.map((c) => c.failedRuns ?? 0));
       const step = recordStep({
         domain, checkCount, statusRuns: item.leased.statusRuns, before: item.leased.checks, observed, startedAt, now, counted: true,
         continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, confirmation: opts.confirmation,
-        edgeTarget: opts.edgeTarget, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, failedRuns), statusBefore: domain.status, checks: [] },
+        edgeTarget: opts.edgeTarget, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, longestStreak(item.leased.checks)), statusBefore: domain.status, checks: [] },
       });
       // Written in the background: the slot goes to the next domain at once.
       this.lanes.addWrite(this.recorder.add(step.record).then(

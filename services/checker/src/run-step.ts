@@ -98,6 +98,9 @@ function checkRow(domainId: string, type: CheckType, outcome: CheckOutcome, now:
   };
 }
 
+/** The longest streak of failed runs among a domain's check rows: above 0 while a failure of a ready domain is being confirmed. */
+export const longestStreak = (rows: readonly CheckRow[]): number => Math.max(0, ...rows.map((row) => row.failedRuns ?? 0));
+
 const streakOf = (row: CheckRow | undefined): CheckStreak =>
   row?.failedRuns ? { failedRuns: row.failedRuns, failingSince: row.failingSince ?? null, inconclusive: row.inconclusive ?? false } : NO_STREAK;
 
@@ -141,7 +144,7 @@ export function recordStep(input: StepInput): Step {
   const status = transition.status as CheckRunRecord['status'];
   const statusChanged = status !== domain.status;
   const statusRuns = statusChanged ? 0 : input.statusRuns + (input.counted ? 1 : 0);
-  const failedRuns = status === 'ready' ? Math.max(0, ...rows.map((row) => row.failedRuns ?? 0)) : 0;
+  const failedRuns = status === 'ready' ? longestStreak(rows) : 0;
   const delay = nextCheckDelayMs(status, { checksDone: input.checkCount + 1, statusRuns, failedRuns }, input.schedule);
   const scheduled = new Date(now.getTime() + delay);
   const nextCheckAt = input.continuesUntil ?? (input.checkBy && input.checkBy < scheduled ? input.checkBy : scheduled);
