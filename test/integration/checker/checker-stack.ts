@@ -5,7 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { silentLogger } from '@cds/logging';
 import { InProcessBus, type Bus } from '@cds/messaging';
-import { startChecker, type Checker } from '@cds/checker';
+import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
 import { startEdge, type Edge } from '@cds/edge-proxy';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
@@ -16,11 +16,18 @@ export const EDGE_TARGET = 'edge.example.net';
 export interface CheckerStack {
   api: TestApi;
   dns: CheckerDns;
+  /** The in-process bus the checker publishes on (an edge given it hears `domain.changed`). */
+  bus: Bus;
   checker: Checker;
   close(): Promise<void>;
 }
 
-export async function startCheckerStack(env: Record<string, string> = {}): Promise<CheckerStack> {
+export interface CheckerStackOptions {
+  /** Overrides the issuer CERT_ISSUER names (a certificate lifetime of the test's choosing). */
+  issuer?: (api: TestApi) => CertificateIssuer;
+}
+
+export async function startCheckerStack(env: Record<string, string> = {}, opts: CheckerStackOptions = {}): Promise<CheckerStack> {
   const dns = await startCheckerDns();
   const api = await startTestApi({
     EDGE_TARGET,
@@ -31,10 +38,12 @@ export async function startCheckerStack(env: Record<string, string> = {}): Promi
     ...env,
   });
   const bus = new InProcessBus();
-  const checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100 });
+  const issuer = opts.issuer?.(api);
+  const checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100, ...(issuer ? { issuer } : {}) });
   return {
     api,
     dns,
+    bus,
     checker,
     async close() {
       await checker.stop();

@@ -5,39 +5,28 @@
 // and the domain stays ready with its certificate check passing throughout.
 import type { CertificateRow } from '@cds/data';
 import { renewalAfter } from '@cds/core';
-import { InternalCa, startChecker, type Checker } from '@cds/checker';
-import { silentLogger } from '@cds/logging';
-import { InProcessBus } from '@cds/messaging';
-import { startTestApi, type TestApi } from '../../support/api-harness';
-import { startCheckerDns, type CheckerDns } from './checker-dns';
-import { activateOrigin, check, EDGE_TARGET, publishRecords, registerDomain, startOrigin, waitForDomain, type TestOrigin } from './checker-stack';
+import { InternalCa } from '@cds/checker';
+import { activateOrigin, check, publishRecords, registerDomain, startCheckerStack, startOrigin, waitForDomain, type CheckerStack, type TestOrigin } from './checker-stack';
 
 const LIFETIME_MS = 30_000;
 
-let dns: CheckerDns;
-let api: TestApi;
-let bus: InProcessBus;
-let checker: Checker;
+let stack: CheckerStack;
 let origin: TestOrigin;
 
 beforeAll(async () => {
-  dns = await startCheckerDns();
-  api = await startTestApi({ EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'internal', CHECK_SCHEDULE_PENDING: '300ms', CHECK_INTERVAL_LIVE: '1s' });
-  bus = new InProcessBus();
-  const issuer = new InternalCa(api.store, api.config.dataEncryptionKey, () => new Date(), LIFETIME_MS);
-  checker = await startChecker({ config: api.config, logger: silentLogger, store: api.store, bus, pollIntervalMs: 100, issuer });
+  stack = await startCheckerStack({ CHECK_INTERVAL_LIVE: '1s' }, {
+    issuer: (api) => new InternalCa(api.store, api.config.dataEncryptionKey, () => new Date(), LIFETIME_MS),
+  });
   origin = await startOrigin();
 });
 
 afterAll(async () => {
-  await checker?.stop();
-  await bus?.close();
   await origin?.close();
-  await api?.close();
-  await dns?.stop();
+  await stack?.close();
 });
 
 test('a 30-second certificate is renewed once two thirds of its lifetime have passed, not before, with no event', async () => {
+  const { api, dns } = stack;
   const { slug, key } = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
   await activateOrigin(api, slug, origin.url);
   const domain = await registerDomain(api, key, `www.short-lived-${process.pid}.com`);

@@ -10,7 +10,6 @@ import { runChecksFromText } from './run-checks-text';
 const RECENT_RUNS = `SELECT slot, started_at, duration_ms, trigger, status_before, status_after, checks
   FROM domain_check_runs WHERE domain_id = :domainId ORDER BY started_at DESC, slot DESC`;
 
-
 function runFromDb(raw: RawRow): RecentRun {
   return {
     slot: numberFromDb(raw.slot),

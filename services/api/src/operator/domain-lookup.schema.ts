@@ -8,7 +8,6 @@ export const domainLookupQuery = Joi.object({
   include_deleted: queryBoolean.default(false).description('`true`: the domain of the hostname deleted last when none is live'),
 });
 
-
 const domainCertificate = Joi.object({
   issuer: Joi.string().valid(...CERT_ISSUERS).required(),
   directory_url: Joi.string().allow(null).required().description('The ACME directory (ACME_DIRECTORY_URL) of an `acme` certificate; null for `internal`'),
