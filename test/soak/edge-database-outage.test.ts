@@ -81,7 +81,7 @@ async function seedSite(label: string, withOwnKey: boolean, ca: InternalCa, orig
     app,
     domain: { reference: `soak-${label}` },
     also: async (r) => {
-      if (own) await r.assertionKeys.insert({ kid: own.kid, applicationId: app.id, secretSealed: encryptSecret(own.secret, DATA_KEY), createdAt: new Date(), revokedAt: null });
+      if (own) await r.assertionKeys.insert({ kid: own.kid, applicationId: app.id, secretSealed: encryptSecret(own.secret, DATA_KEY, { purpose: 'assertion-key', id: own.kid }), createdAt: new Date(), revokedAt: null });
     },
   });
   return {

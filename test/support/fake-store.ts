@@ -3,7 +3,7 @@
 // over plain arrays. A transaction that throws leaves the arrays as they were;
 // a repository no fake implements fails when a use case touches it.
 import { randomUUID } from 'node:crypto';
-import { FREE_PLAN_LIMITS, type MessagePayload, type RoutingKey } from '@cds/core';
+import { FREE_PLAN_LIMITS, NOT_COOLING, type MessagePayload, type RoutingKey } from '@cds/core';
 import {
   UNIQUE_CONSTRAINTS, UniqueViolation, windowOf,
   type ApplicationRow, type ApplicationsRepository, type CheckRow, type DataStore, type DomainListFilter, type DomainRow,
@@ -222,9 +222,9 @@ class FakeWebhookSubscriptions implements WebhookSubscriptionsRepository {
       .filter((s) => subscriptionIds.includes(s.subscriptionId) && (s.expiresAt === null || s.expiresAt > now))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   }
-  // Failure streaks are not kept: no subscription is ever cooling here.
-  async failureStreaks(subscriptionIds: string[]) {
-    return new Map(subscriptionIds.map((id) => [id, 0]));
+  // Cooling states are not kept: no subscription is ever cooling here.
+  async coolingStates(subscriptionIds: string[]) {
+    return new Map(subscriptionIds.map((id) => [id, NOT_COOLING]));
   }
   async countCooling() {
     return 0;
@@ -347,6 +347,7 @@ export function fakeStore(seed: Partial<FakeTables> = {}): FakeStore {
       checkRuns: notFaked('checkRuns'),
       certificates: notFaked('certificates'),
       acmeChallenges: notFaked('acmeChallenges'),
+      acmeOrders: notFaked('acmeOrders'),
       housekeeping: notFaked('housekeeping'),
       edgeReads: notFaked('edgeReads'),
       domainLookup: notFaked('domainLookup'),

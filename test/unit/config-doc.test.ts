@@ -28,6 +28,8 @@ describe('docs/configuration.md', () => {
       'SMTP_FROM', 'LOG_LEVEL', 'LOG_FORMAT', // LOG_FORMAT (the readable form on a terminal) beside LOG_LEVEL
       'OPERATOR_PORT', 'EDGE_PROXY_PROTOCOL', 'EDGE_PROXY_PROTOCOL_CIDRS', 'EDGE_MAX_CONNECTIONS',
       'EDGE_MAX_CONNECTIONS_PER_CLIENT', 'EDGE_REQUEST_TIMEOUT', 'EDGE_WEBSOCKET_IDLE_TIMEOUT', // §5's slow and silent clients
+      'EDGE_CACHE_MAX_AGE', // the most a cached entry goes unread (the change feed's backstop)
+      'EDGE_PUBLIC_HTTPS_PORT', 'EDGE_ADDRESSES', // §5's port in redirects, §12's apex domains
       'HOUSEKEEPING_INTERVAL', 'OUTBOX_RETENTION', 'WEBHOOK_DELIVERY_RETENTION', 'DELETED_DOMAIN_RETENTION',
       'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION', 'WEBHOOK_PENDING_LIMIT',
     ]);

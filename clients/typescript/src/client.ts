@@ -23,7 +23,11 @@ export interface GetDomainOptions {
 export class DomainsApi {
   constructor(private readonly transport: Transport) {}
 
-  /** `POST /v1/domains`: registers a hostname; the answer holds the DNS records to publish. */
+  /**
+   * `POST /v1/domains`: registers a hostname; the answer holds the DNS records to publish (a CNAME, or for an
+   * apex domain where the deployment sets EDGE_ADDRESSES one A or AAAA record per edge address). `redirect_to`
+   * names another live domain of the application that every request is redirected to (308) once both are ready.
+   */
   create(body: DomainCreate, options: CreateDomainOptions = {}): Promise<Domain> {
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     return this.transport.request({ method: 'POST', path: '/v1/domains', body, headers: { 'idempotency-key': idempotencyKey } });

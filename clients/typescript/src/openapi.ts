@@ -276,8 +276,12 @@ export interface operations {
                             status: "pending_dns" | "ready" | "attention_required" | "deleting";
                             dns_records: {
                                 name: string;
-                                /** @enum {string} */
-                                type: "TXT" | "CNAME";
+                                /**
+                                 * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                                 * @enum {string}
+                                 */
+                                type: "TXT" | "CNAME" | "A" | "AAAA";
+                                /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                                 value: string;
                                 /** @enum {string} */
                                 purpose: "ownership" | "routing";
@@ -298,6 +302,8 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                            redirect_to: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp
@@ -416,7 +422,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Exact customer subdomain, e.g. shop.customer.com */
+                    /** @description Exact customer subdomain, e.g. shop.customer.com; an apex domain (customer.com) only where the deployment sets EDGE_ADDRESSES, else 422 apex_not_supported */
                     hostname: string;
                     /** @description Opaque workspace identifier, 1 to 255 characters */
                     reference: string;
@@ -424,6 +430,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string | number | boolean | unknown;
                     };
+                    /** @description Hostname of another live domain of the same application: once both are ready, the edge answers every request to this domain with a 308 to https://<redirect_to><path and query> instead of proxying it. Unknown, or not among the application's live domains: 422 validation_error (field redirect_to). */
+                    redirect_to?: string | null;
                 };
             };
         };
@@ -443,8 +451,12 @@ export interface operations {
                         status: "pending_dns" | "ready" | "attention_required" | "deleting";
                         dns_records: {
                             name: string;
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
+                            /**
+                             * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                             * @enum {string}
+                             */
+                            type: "TXT" | "CNAME" | "A" | "AAAA";
+                            /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
                             purpose: "ownership" | "routing";
@@ -465,6 +477,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                        redirect_to: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -495,8 +509,12 @@ export interface operations {
                         status: "pending_dns" | "ready" | "attention_required" | "deleting";
                         dns_records: {
                             name: string;
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
+                            /**
+                             * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                             * @enum {string}
+                             */
+                            type: "TXT" | "CNAME" | "A" | "AAAA";
+                            /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
                             purpose: "ownership" | "routing";
@@ -517,6 +535,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                        redirect_to: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -683,8 +703,12 @@ export interface operations {
                         status: "pending_dns" | "ready" | "attention_required" | "deleting";
                         dns_records: {
                             name: string;
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
+                            /**
+                             * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                             * @enum {string}
+                             */
+                            type: "TXT" | "CNAME" | "A" | "AAAA";
+                            /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
                             purpose: "ownership" | "routing";
@@ -705,6 +729,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                        redirect_to: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -851,8 +877,12 @@ export interface operations {
                         status: "pending_dns" | "ready" | "attention_required" | "deleting";
                         dns_records: {
                             name: string;
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
+                            /**
+                             * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                             * @enum {string}
+                             */
+                            type: "TXT" | "CNAME" | "A" | "AAAA";
+                            /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
                             purpose: "ownership" | "routing";
@@ -873,6 +903,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                        redirect_to: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -1002,8 +1034,12 @@ export interface operations {
                         status: "pending_dns" | "ready" | "attention_required" | "deleting";
                         dns_records: {
                             name: string;
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
+                            /**
+                             * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                             * @enum {string}
+                             */
+                            type: "TXT" | "CNAME" | "A" | "AAAA";
+                            /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
                             purpose: "ownership" | "routing";
@@ -1024,6 +1060,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                        redirect_to: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -2313,8 +2351,12 @@ export interface operations {
                         status: "pending_dns" | "ready" | "attention_required" | "deleting";
                         dns_records: {
                             name: string;
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
+                            /**
+                             * @description TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them
+                             * @enum {string}
+                             */
+                            type: "TXT" | "CNAME" | "A" | "AAAA";
+                            /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
                             purpose: "ownership" | "routing";
@@ -2335,6 +2377,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Hostname every request is redirected to (308) once both domains are ready; null when unset */
+                        redirect_to: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp

@@ -3,7 +3,7 @@ import { CERT_ISSUERS, LOG_FORMATS, LOG_LEVELS } from './config.types';
 import { parseDatabaseUrl } from './database-url';
 import { parseDuration, parseDurationList } from './duration';
 import { InvalidValueError } from './invalid-value';
-import { parseBindAddress, parseCidrList, parseDnsServers, parseHostname, parseTrustProxy } from './network-parsers';
+import { parseBindAddress, parseCidrList, parseDnsServers, parseEdgeAddresses, parseHostname, parseTrustProxy } from './network-parsers';
 import {
   integerParser,
   oneOfParser,
@@ -42,8 +42,10 @@ const positiveDuration = (text: string): number => {
   return ms;
 };
 
+/** The private ranges (RFC 1918, IPv6 unique local): where load balancers and ingress controllers connect from. */
+export const PRIVATE_RANGES = '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 /** Loopback and the private ranges: the default of the lists of trusted peers. */
-const LOOPBACK_AND_PRIVATE_RANGES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+export const LOOPBACK_AND_PRIVATE_RANGES = `127.0.0.0/8,::1/128,${PRIVATE_RANGES}`;
 
 /** Every environment variable the project reads, in documentation order. */
 export const VARIABLES: Variables = {
@@ -329,7 +331,7 @@ export const VARIABLES: Variables = {
   operatorPort: {
     name: 'OPERATOR_PORT',
     description:
-      'Port of the operator API alone. Set, `/operator/v1` is served only there and every `/operator/v1` path on `API_PORT` answers 404: expose `API_PORT` to application teams and keep this port internal. Must differ from `API_PORT` and `METRICS_PORT`.',
+      'Port of the operator API alone. Set, `/operator/v1` is served only there and every `/operator/v1` path on `API_PORT` answers 404: expose `API_PORT` to application teams and keep this port internal. Must differ from `API_PORT` and `METRICS_PORT`. The Helm chart sets `8082`. Unset while the API listens beyond loopback, `TRUST_PROXY` is `false` and `OPERATOR_ALLOWED_CIDRS` holds a private range, it warns at start: behind a load balancer every client would pass the allowlist.',
     parse: parsePort,
     docDefault: 'unset (the operator API is served on `API_PORT`)',
   },
@@ -342,7 +344,8 @@ export const VARIABLES: Variables = {
   },
   edgeProxyProtocolCidrs: {
     name: 'EDGE_PROXY_PROTOCOL_CIDRS',
-    description: 'Comma list of CIDR ranges of the peers (load balancers) allowed to send PROXY protocol headers when `EDGE_PROXY_PROTOCOL` is `true`.',
+    description:
+      'Comma list of CIDR ranges of the peers (load balancers) allowed to send PROXY protocol headers when `EDGE_PROXY_PROTOCOL` is `true`. Name the ranges the balancer connects from: a peer here may claim any client address, and an edge left with this default warns at start.',
     parse: parseCidrList,
     default: LOOPBACK_AND_PRIVATE_RANGES,
   },
@@ -371,6 +374,37 @@ export const VARIABLES: Variables = {
     description: 'A proxied WebSocket with no data either way for this long is closed.',
     parse: positiveDuration,
     default: '10m',
+  },
+  edgeCacheMaxAge: {
+    name: 'EDGE_CACHE_MAX_AGE',
+    description:
+      'The longest an edge serves an entry of its caches (a hostname\'s route and certificate, an application\'s signing key) without reading it again, even while its change feed says nothing changed: a change the feed never brought is served within this. Entries in use are read again in the background from 90 % of it. At least `1s`.',
+    parse: (text) => {
+      const ms = positiveDuration(text);
+      if (ms < 1_000) throw new InvalidValueError('must be a duration of at least 1s, such as 30s or 5m');
+      return ms;
+    },
+    default: '5m',
+  },
+  edgePublicHttpsPort: {
+    name: 'EDGE_PUBLIC_HTTPS_PORT',
+    description:
+      'The HTTPS port visitors use, written in the edge\'s redirects (plain HTTP to HTTPS, and a domain\'s `redirect_to`); left out of them when it is 443. Behind a load balancer that maps 443 to `EDGE_HTTPS_PORT`, set it to `443`.',
+    // A port visitors connect to: 0 (any free port, for a listener) names none.
+    parse: (text) => {
+      const port = parsePort(text);
+      if (port === 0) throw new InvalidValueError('must be a port number from 1 to 65535');
+      return port;
+    },
+    docDefault: '`EDGE_HTTPS_PORT`',
+  },
+  edgeAddresses: {
+    name: 'EDGE_ADDRESSES',
+    description:
+      'Comma list of the IPv4 and IPv6 addresses the edge\'s load balancer answers on (duplicates are dropped). Set, apex domains (`customer.com`) may be registered: their `dns_records` ask for one `A` record per IPv4 and one `AAAA` record per IPv6 address here instead of a CNAME, and their routing check passes when every A and AAAA answer is one of them. Empty: apex domains are refused with `apex_not_supported`. Behind the Helm chart: the addresses of the edge Service\'s load balancer, once it has them.',
+    parse: parseEdgeAddresses,
+    default: '',
+    docDefault: 'empty (apex domains refused)',
   },
   housekeepingInterval: {
     name: 'HOUSEKEEPING_INTERVAL',
@@ -401,7 +435,7 @@ export const VARIABLES: Variables = {
   webhookMaxInFlightPerSubscription: {
     name: 'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION',
     description:
-      'Delivery attempts of one webhook subscription that one dispatcher runs at once; due deliveries of different subscriptions are taken in turn. A cooling subscription (its last 5 attempts failed) gets one at a time.',
+      "Delivery attempts of one webhook subscription that one dispatcher runs at once; due deliveries of different subscriptions are taken in turn, and one application's subscriptions together get at most half the dispatcher's slots. A cooling subscription (its last 5 attempts failed, or 16 of its last 20) gets one at a time.",
     parse: positiveInteger,
     default: '4',
   },

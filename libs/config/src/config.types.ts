@@ -37,6 +37,12 @@ export interface Config {
   readonly edgeRequestTimeout: number;
   /** Ms a proxied WebSocket may carry nothing either way before it is closed. */
   readonly edgeWebsocketIdleTimeout: number;
+  /** Ms an edge cache entry is served without being read again, whatever the change feed says. */
+  readonly edgeCacheMaxAge: number;
+  /** The HTTPS port visitors use, in the edge's redirects; null: the edge's own HTTPS port. */
+  readonly edgePublicHttpsPort: number | null;
+  /** The edge's public addresses (DECISIONS §12), normalized; empty: apex domains are refused. */
+  readonly edgeAddresses: readonly string[];
   readonly metricsPort: number;
   readonly bindAddress: string;
   readonly edgeTarget: string;

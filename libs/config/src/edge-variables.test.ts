@@ -51,6 +51,18 @@ describe('edge connection variables', () => {
     expect(config).toMatchObject({ edgeMaxConnectionsPerClient: 8, edgeRequestTimeout: 90_000, edgeWebsocketIdleTimeout: 120_000 });
   });
 
+  it('apex domains and redirects (DECISIONS §5, §12): no edge addresses and no public HTTPS port by default', () => {
+    expect(loadConfig({ mode: 'split', env: splitEnv })).toMatchObject({ edgeAddresses: [], edgePublicHttpsPort: null });
+  });
+
+  it('reads EDGE_ADDRESSES as normalized IPv4 and IPv6 addresses without duplicates, and EDGE_PUBLIC_HTTPS_PORT', () => {
+    const config = loadConfig({
+      mode: 'split',
+      env: { ...splitEnv, EDGE_ADDRESSES: ' 203.0.113.10, 2001:DB8:0:0::10,203.0.113.10 ,2001:db8::10', EDGE_PUBLIC_HTTPS_PORT: '443' },
+    });
+    expect(config).toMatchObject({ edgeAddresses: ['203.0.113.10', '2001:db8::10'], edgePublicHttpsPort: 443 });
+  });
+
   it('keeps the default ranges when the list is empty', () => {
     expect(loadConfig({ mode: 'split', env: { ...splitEnv, EDGE_PROXY_PROTOCOL_CIDRS: ' ' } }).edgeProxyProtocolCidrs).toHaveLength(6);
   });
@@ -59,6 +71,13 @@ describe('edge connection variables', () => {
     [{ EDGE_PROXY_PROTOCOL: 'yes' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL must be true or false (got "yes")'],
     [{ EDGE_PROXY_PROTOCOL_CIDRS: '10.0.0.0/33' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL_CIDRS must be a comma list of CIDR ranges such as 10.0.0.0/8,fc00::/7 (got "10.0.0.0/33")'],
     [{ EDGE_PROXY_PROTOCOL_CIDRS: 'loopback' }, 'Invalid configuration: EDGE_PROXY_PROTOCOL_CIDRS must be a comma list of CIDR ranges such as 10.0.0.0/8,fc00::/7 (got "loopback")'],
+    [{ EDGE_ADDRESSES: '203.0.113.0/24' }, 'Invalid configuration: EDGE_ADDRESSES must be a comma list of IPv4 and IPv6 addresses such as 203.0.113.10,2001:db8::10 (got "203.0.113.0/24")'],
+    [{ EDGE_ADDRESSES: '127.1' }, 'Invalid configuration: EDGE_ADDRESSES must be a comma list of IPv4 and IPv6 addresses such as 203.0.113.10,2001:db8::10 (got "127.1")'],
+    [{ EDGE_ADDRESSES: 'edge.example.com' }, 'Invalid configuration: EDGE_ADDRESSES must be a comma list of IPv4 and IPv6 addresses such as 203.0.113.10,2001:db8::10 (got "edge.example.com")'],
+    [{ EDGE_ADDRESSES: '::ffff:192.0.2.1' }, 'Invalid configuration: EDGE_ADDRESSES must be a comma list of IPv4 and IPv6 addresses such as 203.0.113.10,2001:db8::10 (got "::ffff:192.0.2.1")'],
+    [{ EDGE_ADDRESSES: '192.0.2.1,' }, 'Invalid configuration: EDGE_ADDRESSES must be a comma list of IPv4 and IPv6 addresses such as 203.0.113.10,2001:db8::10 (got "192.0.2.1,")'],
+    [{ EDGE_PUBLIC_HTTPS_PORT: 'https' }, 'Invalid configuration: EDGE_PUBLIC_HTTPS_PORT must be a port number (got "https")'],
+    [{ EDGE_PUBLIC_HTTPS_PORT: '0' }, 'Invalid configuration: EDGE_PUBLIC_HTTPS_PORT must be a port number from 1 to 65535 (got "0")'],
     [{ EDGE_MAX_CONNECTIONS: '0' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS must be a whole number of at least 1 (got "0")'],
     [{ EDGE_MAX_CONNECTIONS: '1e4' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS must be a whole number of at least 1 (got "1e4")'],
     [{ EDGE_MAX_CONNECTIONS_PER_CLIENT: '0' }, 'Invalid configuration: EDGE_MAX_CONNECTIONS_PER_CLIENT must be a whole number of at least 1 (got "0")'],

@@ -17,6 +17,7 @@ export {
 } from './config.types';
 export { parseDatabaseUrl, type DatabaseUrl } from './database-url';
 export { parseDuration } from './duration';
+export { operatorExposureWarning, proxyProtocolPeersWarning } from './exposure-warnings';
 export { InvalidValueError } from './invalid-value';
 export { loadConfig, loadConfigOrExit, loadConfigSubset, loadDatabaseUrl, type LoadConfigOptions } from './load-config';
 export { logColourAllowed } from './log-colour';

@@ -46,6 +46,22 @@ export function parseCidrList(text: string): string[] {
   });
 }
 
+/**
+ * Comma list of IPv4 (dotted four-part decimal) and IPv6 addresses, written the
+ * way DNS answers show them (IPv6 compressed, lowercase), duplicates dropped.
+ * An IPv4-mapped IPv6 address or a zone index cannot be an AAAA record.
+ */
+export function parseEdgeAddresses(text: string): string[] {
+  const addresses = splitList(text).map((item) => {
+    const ipv6 = !ipaddr.IPv4.isValidFourPartDecimal(item) && ipaddr.IPv6.isValid(item) && !item.includes('%') ? ipaddr.IPv6.parse(item) : null;
+    if (!ipaddr.IPv4.isValidFourPartDecimal(item) && (ipv6 === null || ipv6.isIPv4MappedAddress())) {
+      throw new InvalidValueError('must be a comma list of IPv4 and IPv6 addresses such as 203.0.113.10,2001:db8::10');
+    }
+    return ipaddr.parse(item).toString();
+  });
+  return [...new Set(addresses)];
+}
+
 /** Comma list of `ip`, `ip:port`, `[ipv6]:port` (what `dns.Resolver#setServers` accepts). */
 export function parseDnsServers(text: string): string[] {
   return splitList(text).map((item) => {

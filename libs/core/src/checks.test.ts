@@ -1,5 +1,5 @@
 import {
-  certificateGate, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, sameDnsName, MAX_CNAME_HOPS,
+  certificateGate, evaluateAddressRouting, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, sameDnsName, MAX_CNAME_HOPS,
 } from './checks';
 
 const TOKEN = 'ab'.repeat(32);
@@ -98,5 +98,34 @@ describe('evaluateOrigin', () => {
   test('no_active_origin (conclusive) and passing', () => {
     expect(evaluateOrigin({ kind: 'no_active_origin' })).toEqual({ status: 'failing', errorCode: 'no_active_origin', message: 'The application has no active origin.' });
     expect(evaluateOrigin({ kind: 'probed', target: 't', ok: true, statusCode: 404 }).status).toBe('passing');
+  });
+});
+
+describe('evaluateAddressRouting (apex domains, DECISIONS §12)', () => {
+  const EDGE = ['203.0.113.10', '2001:db8::10'];
+  const none = { records: [] };
+
+  test('passes when every A and AAAA answer is an edge address', () => {
+    expect(evaluateAddressRouting('customer.com', EDGE, { a: { records: ['203.0.113.10'] }, aaaa: { records: ['2001:DB8:0:0::10'] } })).toEqual({ status: 'passing', errorCode: null, message: null });
+    expect(evaluateAddressRouting('customer.com', EDGE, { a: { records: ['203.0.113.10'] }, aaaa: none }).status).toBe('passing');
+    expect(evaluateAddressRouting('customer.com', EDGE, { a: none, aaaa: { records: ['2001:db8::10'] } }).status).toBe('passing');
+  });
+
+  test('address_not_found when both answers are empty (conclusive)', () => {
+    const outcome = evaluateAddressRouting('customer.com', EDGE, { a: none, aaaa: none });
+    expect(outcome).toMatchObject({ status: 'failing', errorCode: 'address_not_found', message: expect.stringContaining('customer.com') });
+    expect(outcome.inconclusive).toBeUndefined();
+  });
+
+  test('address_mismatch names the foreign address (conclusive), even when the other lookup failed', () => {
+    const outcome = evaluateAddressRouting('customer.com', EDGE, { a: { records: ['203.0.113.10', '192.0.2.55'] }, aaaa: { error: 'SERVFAIL' } });
+    expect(outcome).toMatchObject({ status: 'failing', errorCode: 'address_mismatch', message: expect.stringContaining('192.0.2.55') });
+    expect(outcome.message).not.toContain('resolves to 203.0.113.10');
+    expect(outcome.inconclusive).toBeUndefined();
+  });
+
+  test('a failed lookup without a foreign address is inconclusive', () => {
+    const outcome = evaluateAddressRouting('customer.com', EDGE, { a: { records: ['203.0.113.10'] }, aaaa: { error: 'timeout' } });
+    expect(outcome).toMatchObject({ status: 'failing', errorCode: 'address_not_found', inconclusive: true, message: 'The AAAA lookup of customer.com failed (timeout).' });
   });
 });

@@ -1,5 +1,6 @@
 // Pure evaluation of the four checks (DECISIONS §2): DNS answers and probe
 // results in, {status, error_code, message} out. The checker does the I/O.
+import ipaddr from 'ipaddr.js';
 import { challengeRecordName, challengeRecordValue } from './dns-records';
 import type { CheckErrorCode, CheckStatus, CheckType } from './domain-status';
 
@@ -76,6 +77,40 @@ export function evaluateRouting(hostname: string, edgeTarget: string, lookup: Cn
   }
   const via = chain.length > 1 ? ` (via ${chain.slice(0, -1).map(shown).join(' -> ')})` : '';
   return failing('cname_target_mismatch', `CNAME points to ${shown(last)}${via}, expected ${edgeTarget}.`);
+}
+
+/** The A and AAAA answers at an apex domain: what the resolver returns, after any CNAME or ALIAS flattening. */
+export interface AddressAnswers {
+  a: DnsAnswer<string>;
+  aaaa: DnsAnswer<string>;
+}
+
+/** One written form per address (IPv6 answers may come compressed differently). */
+function addressKey(address: string): string {
+  return ipaddr.isValid(address) ? ipaddr.parse(address).toNormalizedString() : address.toLowerCase();
+}
+
+/**
+ * The routing check of an apex domain (DECISIONS §12): passes when its A and
+ * AAAA answers are not both empty and every address is an edge address. An
+ * address outside the set is conclusive whatever the other lookup did; a
+ * failed lookup otherwise leaves the answer unknown (inconclusive).
+ */
+export function evaluateAddressRouting(hostname: string, edgeAddresses: readonly string[], answers: AddressAnswers): CheckOutcome<'routing'> {
+  const edge = new Set(edgeAddresses.map(addressKey));
+  const expected = edgeAddresses.join(', ');
+  const found = [answers.a, answers.aaaa].flatMap((answer) => ('records' in answer ? answer.records : []));
+  const foreign = [...new Set(found.filter((address) => !edge.has(addressKey(address))))];
+  if (foreign.length > 0) {
+    const which = foreign.length === 1 ? 'an address' : 'addresses';
+    return failing('address_mismatch', `${hostname} resolves to ${foreign.join(', ')}, ${which} outside this service's edge; expected only ${expected}.`);
+  }
+  const lookups = [['A', answers.a], ['AAAA', answers.aaaa]] as const;
+  for (const [type, answer] of lookups) {
+    if ('error' in answer) return inconclusive('address_not_found', `The ${type} lookup of ${hostname} failed (${answer.error}).`);
+  }
+  if (found.length === 0) return failing('address_not_found', `No A or AAAA record found at ${hostname}; expected ${expected}.`);
+  return passing();
 }
 
 export const CERTIFICATE_WAITING_MESSAGE = 'The certificate waits for the ownership and routing checks to pass.';

@@ -2,7 +2,7 @@ import { dnsRecords } from './dns-records';
 
 describe('dnsRecords', () => {
   const token = 'ab'.repeat(32);
-  const records = dnsRecords('shop.example.com', token, 'edge.localhost');
+  const records = dnsRecords('shop.example.com', token, { edgeTarget: 'edge.localhost', edgeAddresses: [] });
 
   it('returns the ownership TXT record, then the routing CNAME record', () => {
     expect(records.map(({ help: _help, ...rest }) => rest)).toEqual([
@@ -17,5 +17,33 @@ describe('dnsRecords', () => {
     expect(record.help).toContain(`named ${record.name} `);
     expect(record.help).toContain(`value ${record.value} `);
     expect(record.help.trim().match(/\.(\s|$)/g)).toHaveLength(1);
+  });
+});
+
+describe('dnsRecords of an apex domain (DECISIONS §12)', () => {
+  const token = 'cd'.repeat(32);
+  const routing = { edgeTarget: 'edge.localhost', edgeAddresses: ['2001:db8::10', '203.0.113.10', '203.0.113.11'] };
+  const records = dnsRecords('customer.com', token, routing);
+
+  it('returns the ownership TXT record, then one A per IPv4 and one AAAA per IPv6 edge address', () => {
+    expect(records.map(({ help: _help, ...rest }) => rest)).toEqual([
+      { name: '_custom-domain-challenge.customer.com', type: 'TXT', value: `custom-domain-verify=${token}`, purpose: 'ownership' },
+      { name: 'customer.com', type: 'A', value: '203.0.113.10', purpose: 'routing' },
+      { name: 'customer.com', type: 'A', value: '203.0.113.11', purpose: 'routing' },
+      { name: 'customer.com', type: 'AAAA', value: '2001:db8::10', purpose: 'routing' },
+    ]);
+  });
+
+  it.each([1, 2, 3])('record %i: help names its type, name and value in one sentence', (i) => {
+    const record = records[i]!;
+    expect(record.help).toContain(`${record.type} record`);
+    expect(record.help).toContain(`named ${record.name} `);
+    expect(record.help).toContain(`value ${record.value} `);
+    expect(record.help.trim().match(/\.(\s|$)/g)).toHaveLength(1);
+  });
+
+  it('keeps the CNAME for a subdomain, and for an apex when the deployment has no edge addresses', () => {
+    expect(dnsRecords('www.customer.com', token, routing)[1]).toMatchObject({ type: 'CNAME', value: 'edge.localhost' });
+    expect(dnsRecords('customer.com', token, { edgeTarget: 'edge.localhost', edgeAddresses: [] })[1]).toMatchObject({ type: 'CNAME' });
   });
 });

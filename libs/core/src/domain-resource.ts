@@ -1,7 +1,7 @@
 // The Domain resource and the event built from it: one mapper for the API and
 // the checker, so an event carries exactly what GET /v1/domains/{id} shows.
 import { randomUUID } from 'node:crypto';
-import { dnsRecords, type DnsRecord } from './dns-records';
+import { dnsRecords, type DnsRecord, type EdgeRouting } from './dns-records';
 import { CHECK_TYPES, type CheckStatus, type CheckType, type DomainStatus, type EventType } from './domain-status';
 import { eventTimestamp, isoTimestamp } from './time';
 
@@ -13,6 +13,8 @@ export interface DomainState {
   status: DomainStatus;
   challengeToken: string;
   metadata: Record<string, unknown>;
+  /** The hostname every request is redirected to (DECISIONS §12); null when unset. */
+  redirectTo: string | null;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -45,6 +47,7 @@ export interface DomainResource {
   dns_records: DnsRecord[];
   checks: CheckResource[];
   metadata: Record<string, unknown>;
+  redirect_to: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -63,15 +66,16 @@ function toCheckResource(type: string, row: CheckState | undefined): CheckResour
 }
 
 /** The Domain resource: four checks in contract order; no records once deletion was requested. */
-export function toDomainResource(domain: DomainState, checks: readonly CheckState[], edgeTarget: string): DomainResource {
+export function toDomainResource(domain: DomainState, checks: readonly CheckState[], routing: EdgeRouting): DomainResource {
   return {
     id: domain.id,
     hostname: domain.hostname,
     reference: domain.reference,
     status: domain.status,
-    dns_records: domain.deletedAt ? [] : dnsRecords(domain.hostname, domain.challengeToken, edgeTarget),
+    dns_records: domain.deletedAt ? [] : dnsRecords(domain.hostname, domain.challengeToken, routing),
     checks: CHECK_TYPES.map((type) => toCheckResource(type, checks.find((c) => c.type === type))),
     metadata: domain.metadata,
+    redirect_to: domain.redirectTo,
     created_at: isoTimestamp(domain.createdAt),
     updated_at: isoTimestamp(domain.updatedAt),
     deleted_at: isoTimestamp(domain.deletedAt),

@@ -20,7 +20,8 @@ export type CheckStatus = (typeof CHECK_STATUSES)[number];
 /** `error_code` values a failing check may carry (DECISIONS.md §2, "Check error codes"). */
 export const CHECK_ERROR_CODES = {
   ownership: ['txt_record_not_found', 'txt_record_mismatch'],
-  routing: ['cname_not_found', 'cname_target_mismatch'],
+  // address_*: apex domains routed by A and AAAA records (DECISIONS §12).
+  routing: ['cname_not_found', 'cname_target_mismatch', 'address_not_found', 'address_mismatch'],
   certificate: ['certificate_issuance_failed', 'caa_forbids_issuance', 'certificate_expired'],
   origin: ['no_active_origin', 'origin_unreachable', 'origin_tls_error', 'origin_error_status'],
 } as const;

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from './errors';
-import { canonicalHostname, MAX_HOSTNAME_OCTETS, normalizeHostname, registrableDomain } from './hostname';
+import { canonicalHostname, isApexDomain, MAX_HOSTNAME_OCTETS, normalizeHostname, registrableDomain } from './hostname';
 
 const EDGE = { edgeTarget: 'edge.localhost' };
 
@@ -199,6 +199,17 @@ describe('normalizeHostname', () => {
     expect(outcome('shop.notcds-provider.com', edgeTarget)).toEqual(ok('shop.notcds-provider.com'));
     expect(outcome('edge.localhost', edgeTarget)).toEqual(err('apex_not_supported'));
     expect(outcome('shop.edge.localhost', edgeTarget)).toEqual(ok('shop.edge.localhost'));
+  });
+
+  it('accepts a registrable domain when apex domains are on (DECISIONS §12), and still refuses what is no apex of the customer', () => {
+    const apex = (input: string) => normalizeHostname(input, { edgeTarget: EDGE.edgeTarget, apexDomains: true });
+    expect(apex('Example.COM.')).toBe('example.com');
+    expect(apex('foo.github.io')).toBe('foo.github.io');
+    expect(apex('shop.example.com')).toBe('shop.example.com');
+    expect(() => apex('co.uk')).toThrow(expect.objectContaining({ code: 'invalid_hostname' }));
+    expect(() => apex('edge.localhost')).toThrow(expect.objectContaining({ code: 'invalid_hostname' }));
+    expect(isApexDomain('example.com')).toBe(true);
+    expect(isApexDomain('www.example.com')).toBe(false);
   });
 
   it('protects EDGE_TARGET itself when it has no registrable domain', () => {

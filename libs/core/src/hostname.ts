@@ -11,6 +11,8 @@ export const MAX_LABEL_OCTETS = 63;
 export interface NormalizeHostnameOptions {
   /** The CNAME target customers publish (`EDGE_TARGET`). */
   edgeTarget: string;
+  /** Registrable domains may be registered (DECISIONS §12: `EDGE_ADDRESSES` is set); absent or false: `apex_not_supported`. */
+  apexDomains?: boolean;
 }
 
 // WHATWG URL "forbidden host code points" (besides NUL, TAB, LF, CR, checked by code).
@@ -64,6 +66,11 @@ function isIpLiteral(name: string): boolean {
  */
 export function registrableDomain(hostname: string): string | null {
   return getDomain(hostname, TLDTS_OPTIONS);
+}
+
+/** True when the normalized hostname is a registrable domain itself (`customer.com`, `foo.github.io`): an apex. */
+export function isApexDomain(hostname: string): boolean {
+  return registrableDomain(hostname) === hostname;
 }
 
 /**
@@ -147,7 +154,7 @@ export function normalizeHostname(input: string, opts: NormalizeHostnameOptions)
     throw refuse('invalid_hostname', `The hostname "${ascii}" belongs to this service's own edge domain (${edgeName}) and cannot be registered.`);
   }
 
-  if (ascii === registrable) {
+  if (ascii === registrable && opts.apexDomains !== true) {
     throw refuse('apex_not_supported', `The hostname "${ascii}" is an apex (registrable) domain, which cannot carry a CNAME record; register a subdomain such as www.${ascii}.`);
   }
   return ascii;

@@ -87,7 +87,7 @@ export interface HousekeepingSettings {
   readonly deletedDomainRetention: number;
 }
 
-/** What a run started at one instant deletes: rows on the far side of each cutoff. */
+/** What a run started at one instant (of the database's clock) deletes: rows on the far side of each cutoff. */
 export interface RetentionCutoffs {
   /** Published outbox rows published before this. */
   readonly outboxPublishedBefore: Date;
@@ -103,6 +103,7 @@ export interface RetentionCutoffs {
 
 const DAY_MS = 86_400_000;
 
+/** The cutoffs of a run that starts at `now`, read from the database's clock (the one its rows' times compare to). */
 export function retentionCutoffs(now: Date, settings: HousekeepingSettings): RetentionCutoffs {
   const before = (ms: number) => new Date(now.getTime() - ms);
   return {

@@ -25,3 +25,4 @@ export * from './group-commit';
 export * from './error-message';
 export * from './messages';
 export * from './housekeeping';
+export * from './acme-validation-failure';

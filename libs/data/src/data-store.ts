@@ -26,6 +26,15 @@ export interface DataStoreOptions {
    */
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /**
+   * Reads alone, on connections of this store's own (the edge's change feed):
+   * its reads never queue behind the units of work of other stores. PostgreSQL
+   * refuses writes on its connections; on SQLite it opens the file read-only
+   * and does not share the file's serialization (in WAL mode a reader never
+   * waits for the writer). Not for an in-memory SQLite database, which is
+   * another database on each connection.
+   */
+  readOnly?: boolean;
 }
 
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
@@ -61,7 +70,7 @@ function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): Data
     // The isolation level is set once per connection, so a transaction needs no SET TRANSACTION round trip to be sure of it.
     const { url, options } = postgresConnection(target.url);
     const extra = {
-      options,
+      options: opts.readOnly ? `${options} -c default_transaction_read_only=on` : options,
       ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
       ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
     };
@@ -71,7 +80,8 @@ function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): Data
     ...common,
     type: 'better-sqlite3',
     database: target.path,
-    enableWAL: true, // PRAGMA journal_mode = WAL; the driver always sets PRAGMA foreign_keys = ON
+    // PRAGMA journal_mode = WAL (a reader finds the file in that mode already); the driver always sets PRAGMA foreign_keys = ON
+    ...(opts.readOnly ? { readonly: true, fileMustExist: true } : { enableWAL: true }),
     timeout: SQLITE_BUSY_TIMEOUT_MS, // better-sqlite3 sets it as PRAGMA busy_timeout: waits for other processes (cdctl)
   };
 }
@@ -179,7 +189,11 @@ export async function createDataStore(opts: DataStoreOptions): Promise<DataStore
   const target = parseDatabaseUrl(opts.url);
   let serial: { mutex: Mutex; release: () => void } | null = null;
   if (target.kind === 'sqlite') {
-    if (target.path === MEMORY) {
+    if (opts.readOnly) {
+      if (target.path === MEMORY) throw new Error('A read-only store needs a database file: an in-memory SQLite database is another one on each connection.');
+      // Its own serialization: its reads need not wait for the units of work of the file's other stores.
+      serial = { mutex: new Mutex(), release: () => undefined };
+    } else if (target.path === MEMORY) {
       serial = { mutex: new Mutex(), release: () => undefined };
     } else {
       const file = resolve(target.path);

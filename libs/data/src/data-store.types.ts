@@ -3,6 +3,7 @@
 import type { DatabaseKind } from './database-url';
 import type { HousekeepingRepository } from './housekeeping/housekeeping.types';
 import type { AcmeChallengesRepository } from './repositories/acme-challenges.types';
+import type { AcmeOrdersRepository } from './repositories/acme-orders.types';
 import type { ApplicationsRepository } from './repositories/applications.types';
 import type { AssertionKeysRepository } from './repositories/assertion-keys.types';
 import type { CertificatesRepository } from './repositories/certificates.types';
@@ -39,6 +40,7 @@ export interface Repositories {
   checkRuns: CheckRunsRepository;
   certificates: CertificatesRepository;
   acmeChallenges: AcmeChallengesRepository;
+  acmeOrders: AcmeOrdersRepository;
   housekeeping: HousekeepingRepository;
   edgeReads: EdgeReadsRepository;
   domainLookup: DomainLookupRepository;

@@ -1,6 +1,7 @@
 export type { DataStore, Repositories } from './data-store.types';
 export type { DatabaseKind } from './database-url';
 export type * from './repositories/acme-challenges.types';
+export type * from './repositories/acme-orders.types';
 export type * from './repositories/applications.types';
 export type * from './repositories/assertion-keys.types';
 export type * from './repositories/certificates.types';

@@ -209,10 +209,11 @@ export function setCoolingCollect(collect: () => Promise<void>): void {
  * webhook-dispatcher fairness (DECISIONS §10). In-flight attempts per subscription would be a series per
  * tenant: the deployment's cooling subscriptions are one gauge instead, read from the database at scrape time.
  * Deferred: leased deliveries that waited while a dispatcher slot was free, `reason` in_flight_cap (their
- * subscription had its WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION attempts running) or cooling (its one attempt).
+ * subscription had its WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION attempts running), cooling (its one attempt) or
+ * application_cap (its application's subscriptions together held half the dispatcher's slots).
  */
 export const dispatcherFairnessMetrics = group((registers) => ({
-  cooling: new Gauge({ name: METRIC.webhookCooling, help: 'Active webhook subscriptions that are cooling: their last 5 attempts failed, one attempt at a time.', registers, collect: () => coolingCollect() }),
+  cooling: new Gauge({ name: METRIC.webhookCooling, help: 'Active webhook subscriptions that are cooling: their last 5 attempts failed, or 16 of their last 20; one attempt at a time.', registers, collect: () => coolingCollect() }),
   deferred: new Counter({ name: METRIC.webhookDeferred, help: 'Leased webhook deliveries that waited for their subscription\'s turn while a dispatcher slot was free, by reason.', labelNames: ['reason'] as const, registers }),
 }));
 

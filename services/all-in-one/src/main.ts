@@ -1,7 +1,7 @@
 // All-in-one entry point: every service in one process over SQLite and the
 // in-process bus (or PostgreSQL/RabbitMQ when DATABASE_URL/AMQP_URL say so).
 import path from 'node:path';
-import { loadAllInOneConfig, logColourAllowed } from '@cds/config';
+import { loadAllInOneConfig, logColourAllowed, operatorExposureWarning, proxyProtocolPeersWarning } from '@cds/config';
 import { createDataStore, outboxSource, startHousekeeping } from '@cds/data';
 import { boundPort, closeServer, listen, onShutdown, opsHandler, runMain } from '@cds/lifecycle';
 import { createLogger, ignoreClosedReader, writesPrettyLines } from '@cds/logging';
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
     edgeHttps: edge.edge.httpsPort, edgeHttp: edge.edge.httpPort, metrics: boundPort(ops),
   };
   logger.info('all-in-one started', { api: `http://${config.bindAddress}:${ports.api}`, edge_https: ports.edgeHttps, edge_http: ports.edgeHttp, metrics: ports.metrics, database: store.kind });
+  for (const warning of [operatorExposureWarning(config), proxyProtocolPeersWarning(config)]) if (warning) logger.warn(warning);
   // For the person who ran it: beside readable logs on stdout; on stderr when stdout carries JSON lines for a machine.
   const bannerStream = writesPrettyLines(config.logFormat) ? process.stdout : process.stderr;
   ignoreClosedReader(bannerStream);

@@ -65,6 +65,7 @@ function apiParts(deps: ApiDeps): ApiParts {
   const ctx: UseCaseContext = {
     store,
     edgeTarget: config.edgeTarget,
+    edgeAddresses: config.edgeAddresses,
     deploymentDomainLimit: config.deploymentDomainLimit,
     now: deps.now ?? (() => new Date()),
     afterCommit: deps.afterCommit ?? (() => undefined),

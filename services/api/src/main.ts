@@ -1,4 +1,5 @@
 // Split-mode entry point of the API: wiring only.
+import { operatorExposureWarning } from '@cds/config';
 import { outboxSource, startHousekeeping } from '@cds/data';
 import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
   const operatorListeners = config.operatorPort === null ? [] : [await listen(createOperatorApp(deps), config.operatorPort, config.bindAddress)];
   const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
   logger.info('api listening', { address: `http://${config.bindAddress}:${config.apiPort}`, operator: config.operatorPort ?? config.apiPort, metrics: config.metricsPort });
+  const exposure = operatorExposureWarning(config);
+  if (exposure) logger.warn(exposure);
 
   onShutdown(
     [

@@ -7,7 +7,7 @@
 // outbox rows in one transaction, many domains per transaction (group
 // commit). A domain stays leased until its last step is written.
 import {
-  errorMessage, CHECK_TYPES, encryptSecret, evaluateCertificate, evaluateOrigin, evaluateOwnership, evaluateRouting, challengeRecordName, GroupCommit, renewalDue, runTrigger,
+  errorMessage, CHECK_TYPES, encryptSecret, SEAL_PURPOSES, evaluateCertificate, evaluateOrigin, evaluateOwnership, challengeRecordName, GroupCommit, renewalDue, runTrigger,
   type CheckOutcome, type CheckReason, type ConfirmationSettings, type LiveDomainStatus, type OriginObservation,
 } from '@cds/core';
 import { isDatabaseUnavailable, type CertificateRow, type CheckRunRecord, type DataStore, type LeasedDomain } from '@cds/data';
@@ -20,6 +20,7 @@ import { CheckLanes, LEASE_ROUNDS } from './check-lanes';
 import { countAcmeOrder, countBudgetRefusal, countChecks, countConfirmation, observeCheckDuration, timedCheck } from './checker-metrics';
 import type { DnsLookups } from './dns-lookups';
 import { loadOriginContext, observeOrigin, type OriginContext, type OriginProbeSettings } from './observe-origin';
+import { observeRouting } from './observe-routing';
 import { keepTrying } from './keep-trying';
 import { longestStreak, recordStep, type Schedule, type Step } from './run-step';
 
@@ -29,6 +30,8 @@ export interface PipelineOptions {
   issuer: CertificateIssuer;
   origin: OriginProbeSettings;
   edgeTarget: string;
+  /** EDGE_ADDRESSES: apex domains are routed by A and AAAA records to these (DECISIONS §12). */
+  edgeAddresses: readonly string[];
   encryptionKey: Buffer;
   schedule: Schedule;
   confirmation: ConfirmationSettings;
@@ -165,13 +168,12 @@ export class CheckPipeline {
     const { domain, checkCount } = item.leased;
     try {
       const startedAt = opts.now();
-      const [txt, cnames, originSeen] = await Promise.all([
+      const [txt, routing, originSeen] = await Promise.all([
         timedCheck('ownership', () => opts.dns.txt(challengeRecordName(domain.hostname))),
-        timedCheck('routing', () => opts.dns.cnameChain(domain.hostname)),
+        timedCheck('routing', () => observeRouting(opts.dns, domain.hostname, opts)),
         item.leased.hasActiveOrigin ? timedCheck('origin', async () => observeOrigin(await item.origin, domain, opts.origin, startedAt)) : noActiveOrigin(),
       ]);
       const ownership = evaluateOwnership(domain.hostname, domain.challengeToken, txt);
-      const routing = evaluateRouting(domain.hostname, opts.edgeTarget, cnames);
       // A certificate issued for a hostname's earlier domain is not this one's.
       const existing = item.leased.certificate?.domainId === domain.id ? item.leased.certificate : null;
       const previous = item.leased.checks.find((c) => c.type === 'certificate') ?? null;
@@ -188,7 +190,7 @@ export class CheckPipeline {
       const step = recordStep({
         domain, checkCount, statusRuns: item.leased.statusRuns, before: item.leased.checks, observed, startedAt, now, counted: true,
         continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, confirmation: opts.confirmation,
-        edgeTarget: opts.edgeTarget, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, longestStreak(item.leased.checks)), statusBefore: domain.status, checks: [] },
+        edgeTarget: opts.edgeTarget, edgeAddresses: opts.edgeAddresses, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, longestStreak(item.leased.checks)), statusBefore: domain.status, checks: [] },
       });
       // Written in the background: the slot goes to the next domain at once.
       this.lanes.addWrite(this.recorder.add(step.record).then(
@@ -230,7 +232,7 @@ export class CheckPipeline {
         if (acme) countAcmeOrder(null);
         issued = {
           hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,
-          keySealed: encryptSecret(certificate.keyPem, opts.encryptionKey), notBefore: certificate.notBefore, notAfter: certificate.notAfter, createdAt: opts.now(),
+          keySealed: encryptSecret(certificate.keyPem, opts.encryptionKey, { purpose: SEAL_PURPOSES.certificateKey, id: domain.hostname }), notBefore: certificate.notBefore, notAfter: certificate.notAfter, createdAt: opts.now(),
         };
         outcome = { status: 'passing', errorCode: null, message: null };
       } catch (err) {
@@ -257,7 +259,7 @@ export class CheckPipeline {
       const step = recordStep({
         domain, checkCount: item.checkCount, statusRuns: item.step.statusRuns, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt,
         now: opts.now(), counted: false, continuesUntil: null, checkBy, issued, renewalFailed, run: item.step.run, schedule: opts.schedule,
-        confirmation: opts.confirmation, edgeTarget: opts.edgeTarget,
+        confirmation: opts.confirmation, edgeTarget: opts.edgeTarget, edgeAddresses: opts.edgeAddresses,
       });
       if (issued) {
         // The new certificate is only in memory until this write: it is tried again while the database is away for a moment.

@@ -70,6 +70,7 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
       hostname, error: errorMessage(err),
     }),
     onOrderResumed: (hostname, status) => logger.warn('an earlier try was cut short after the CA accepted its order: carrying that order on instead of ordering again', { hostname, order_status: status }),
+    onOrderDiscarded: (hostname, reason) => logger.warn('a saved ACME order was discarded; the next order for the hostname is a new one', { hostname, reason }),
     onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed once two thirds of its lifetime have passed until the next try', {
       cert_id: certId, error: errorMessage(err),
     }),
@@ -101,6 +102,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       ca: trustedCasWithBundle(config.originCaBundle),
     },
     edgeTarget: config.edgeTarget,
+    edgeAddresses: config.edgeAddresses,
     encryptionKey: config.dataEncryptionKey,
     schedule: { pending: config.checkSchedulePending, live: config.checkIntervalLive, confirm: config.checkScheduleConfirm, attention: config.checkScheduleAttention },
     confirmation: { confirmations: config.checkConfirmations, outageGraceMs: config.checkOutageGrace },

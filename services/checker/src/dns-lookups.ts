@@ -1,7 +1,7 @@
 // The DNS side of the ownership and routing checks, over DNS_SERVERS (the
 // system resolvers when empty).
 import { Resolver } from 'node:dns/promises';
-import { errorMessage, MAX_CNAME_HOPS, type CnameChain, type DnsAnswer } from '@cds/core';
+import { errorMessage, MAX_CNAME_HOPS, type AddressAnswers, type CnameChain, type DnsAnswer } from '@cds/core';
 
 /** Answers that mean "the name has no such record", not a failed lookup. */
 const NO_RECORD = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
@@ -13,6 +13,8 @@ export interface DnsLookups {
   txt(name: string): Promise<DnsAnswer<string>>;
   /** The CNAME chain from `name`, at most MAX_CNAME_HOPS hops; `complete` false when it went on. */
   cnameChain(name: string): Promise<CnameChain>;
+  /** The A and AAAA answers at `name`, as the resolver gives them (a CNAME or ALIAS there is flattened by it). */
+  addresses(name: string): Promise<AddressAnswers>;
 }
 
 function lookupError(err: unknown): string {
@@ -62,6 +64,10 @@ export function createDnsLookups(servers: readonly string[]): DnsLookups {
     },
     cnameChain(name) {
       return followCnames((current) => resolver.resolveCname(current), name);
+    },
+    async addresses(name) {
+      const [a, aaaa] = await Promise.all([answer(resolver.resolve4(name)), answer(resolver.resolve6(name))]);
+      return { a, aaaa };
     },
   };
 }

@@ -1,6 +1,6 @@
 // The origin check's probe: GET <active origin url><health_path> with the
 // customer's hostname as Host and a fresh assertion (DECISIONS §2, §4).
-import { ASSERTION_HEADER, decryptSecret, selectSigningKey, signAssertion, type OriginObservation } from '@cds/core';
+import { ASSERTION_HEADER, decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion, type OriginObservation } from '@cds/core';
 import type { ApplicationRow, AssertionKeyRow, DataStore, DomainRow, OriginRow } from '@cds/data';
 import { ORIGIN_PROBE_TIMEOUT_MS, probeOrigin, probeTarget } from '@cds/outbound';
 
@@ -30,7 +30,7 @@ export async function loadOriginContext(store: DataStore, applicationId: string)
 export async function observeOrigin(context: OriginContext | null, domain: DomainRow, settings: OriginProbeSettings, now: Date): Promise<OriginObservation> {
   if (!context) return { kind: 'no_active_origin' };
   const key = selectSigningKey(context.keys, settings.deploymentKey);
-  const secret = 'secretSealed' in key ? decryptSecret(key.secretSealed, settings.encryptionKey) : key.secret;
+  const secret = 'secretSealed' in key ? decryptSecret(key.secretSealed, settings.encryptionKey, { purpose: SEAL_PURPOSES.assertionKey, id: key.kid }) : key.secret;
   const assertion = await signAssertion({
     kid: key.kid, secret, slug: context.application.slug, domainId: domain.id, hostname: domain.hostname, reference: domain.reference, now,
   });

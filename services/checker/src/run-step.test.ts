@@ -10,7 +10,7 @@ const issuing: CheckOutcome<'certificate'> = { status: 'pending', errorCode: nul
 
 const domain: DomainRow = {
   id: '0b7c8a52-3a8e-4a43-9d7e-6f2f1f0a9a01', applicationId: 'a4b0f5b2-8d51-4d4c-9d62-0c4f5a6b7c8d', hostname: 'shop.example.com', reference: 'ws_1',
-  status: 'pending_dns', challengeToken: 'ab'.repeat(32), metadata: { plan: 'pro' }, createdAt: T0, updatedAt: T0, deletedAt: null, nextCheckAt: T0,
+  status: 'pending_dns', challengeToken: 'ab'.repeat(32), metadata: { plan: 'pro' }, redirectTo: null, createdAt: T0, updatedAt: T0, deletedAt: null, nextCheckAt: T0,
 };
 const pendingRows: CheckRow[] = (['ownership', 'routing', 'certificate', 'origin'] as const).map((type) => ({
   domainId: domain.id, type, status: 'pending', errorCode: null, message: null, observedAt: null, nextCheckAt: null,
@@ -23,7 +23,7 @@ function input(overrides: Partial<StepInput>): StepInput {
   return {
     domain, checkCount: 0, statusRuns: 0, before: pendingRows, observed: {}, startedAt: at(0), now: at(1000), counted: true, continuesUntil: null, issued: null,
     schedule: { pending: [60_000, 120_000], live: 600_000, confirm: [30_000, 60_000], attention: [20_000, 40_000] }, confirmation: { confirmations: 3, outageGraceMs: 900_000 },
-    run: { trigger: 'schedule', statusBefore: (overrides.domain ?? domain).status, checks: [] }, edgeTarget: 'edge.example.net', ...overrides,
+    run: { trigger: 'schedule', statusBefore: (overrides.domain ?? domain).status, checks: [] }, edgeTarget: 'edge.example.net', edgeAddresses: [], ...overrides,
   };
 }
 

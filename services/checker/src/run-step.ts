@@ -58,6 +58,8 @@ export interface StepInput {
   schedule: Schedule;
   confirmation: ConfirmationSettings;
   edgeTarget: string;
+  /** EDGE_ADDRESSES: the routing records of apex domains in the event's resource. */
+  edgeAddresses: readonly string[];
 }
 
 /** A run as its steps build it up, for its row among the domain's recent runs. */
@@ -163,7 +165,7 @@ export function recordStep(input: StepInput): Step {
 
   const messages: OutboxMessage[] = [];
   if (transition.event) {
-    messages.push({ routingKey: ROUTING_KEYS.eventEmitted, payload: domainEvent(transition.event, domain.applicationId, toDomainResource(after, checks, input.edgeTarget), now) });
+    messages.push({ routingKey: ROUTING_KEYS.eventEmitted, payload: domainEvent(transition.event, domain.applicationId, toDomainResource(after, checks, input), now) });
   }
   const ref = { domain_id: domain.id, hostname: domain.hostname, application_id: domain.applicationId };
   if (statusChanged) messages.push({ routingKey: ROUTING_KEYS.domainChanged, payload: { ...ref, change: DOMAIN_CHANGES.status } });

@@ -12,8 +12,11 @@ import type { ProxyLimiter, LimitVerdict } from './proxy-limiter';
 import type { RefreshingCache } from './refreshing-cache';
 import type { DomainRoute, Route } from './route-table';
 
-/** Forward to the route's origin with this assertion, or answer this page. */
-export type Admission = { route: DomainRoute; assertion: string } | { page: Page; slug: string | null; headers?: Record<string, string | number> };
+/** Forward to the route's origin with this assertion, redirect to this hostname, or answer this page. */
+export type Admission =
+  | { route: DomainRoute; assertion: string }
+  | { redirect: string; slug: string }
+  | { page: Page; slug: string | null; headers?: Record<string, string | number> };
 
 /** The page a route gets instead of being forwarded; null when it can be forwarded. */
 export function pageOf(route: Route): Page | null {
@@ -57,7 +60,30 @@ export class AdmissionChain {
 
   private admitRoute(route: Route): Admission | Promise<Admission> {
     const page = pageOf(route);
-    if (page || route.kind !== 'domain') return { page: page ?? PAGES.unknownHostname, slug: route.kind === 'domain' ? route.application.slug : null };
+    if (route.kind !== 'domain') return { page: page ?? PAGES.unknownHostname, slug: null };
+    const served = page === null || page === PAGES.noOrigin;
+    if (served && route.redirectTo !== null) return this.admitRedirect(route, route.redirectTo, page);
+    return this.admitServed(route, page);
+  }
+
+  /**
+   * A ready domain with `redirect_to` (DECISIONS §12): a redirect once its target
+   * is ready too (no origin needed, no limit counted: nothing is proxied), served
+   * as any domain while the target is not, and a 503 saying so once the target is
+   * gone (deleted, or its hostname is another application's now).
+   */
+  private admitRedirect(route: DomainRoute, target: string, page: Page | null): Admission | Promise<Admission> {
+    const decide = (found: Route): Admission | Promise<Admission> => {
+      const slug = route.application.slug;
+      if (found.kind !== 'domain' || found.application.id !== route.application.id) return { page: PAGES.redirectTargetGone, slug };
+      return found.status === 'ready' ? { redirect: target, slug } : this.admitServed(route, page);
+    };
+    const found = this.route(target);
+    return found instanceof Promise ? found.then(decide) : decide(found);
+  }
+
+  private admitServed(route: DomainRoute, page: Page | null): Admission | Promise<Admission> {
+    if (page) return { page, slug: route.application.slug };
     const verdict = this.deps.limiter.check(route.application);
     return 'allowed' in verdict ? this.admitLimited(route, verdict) : verdict.then((v) => this.admitLimited(route, v));
   }

@@ -1,11 +1,12 @@
 // The X-Custom-Domain-Assertion the edge adds to every forwarded request
 // (DECISIONS §4). Tokens are cached per domain for under a minute; the
 // application's signing key is read again when the change feed sees one of its
-// keys issued or revoked (or, while the feed has stalled, after 1.5 to 2 s),
-// and a cached token is only used while its key is still the one that signs,
-// so a revoked key stops being used on every edge within 2 s.
+// keys issued or revoked (or, while the feed has stalled, after 1.5 to 2 s;
+// and at EDGE_CACHE_MAX_AGE whatever the feed says), and a cached token is
+// only used while its key is still the one that signs, so a revoked key stops
+// being used on every edge within 2 s.
 import { LRUCache } from 'lru-cache';
-import { decryptSecret, selectSigningKey, signAssertion } from '@cds/core';
+import { decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
 import type { DomainRoute } from './route-table';
@@ -32,6 +33,8 @@ export interface AssertionSignerOptions {
   now?: () => number;
   /** The change feed's last read (see RefreshingCache). */
   freshSince?: () => number;
+  /** EDGE_CACHE_MAX_AGE (see RefreshingCache). */
+  maxAgeMs?: number;
   onLoad?: (ok: boolean, error?: unknown) => void;
   /** Each database read. */
   onRead?: () => void;
@@ -49,7 +52,7 @@ export class AssertionSigner {
         opts.onRead?.();
         const rows = await opts.store.run((r) => r.assertionKeys.list(applicationId));
         const key = selectSigningKey(rows, opts.deploymentKey);
-        return 'secretSealed' in key ? { kid: key.kid, secret: decryptSecret(key.secretSealed, opts.dataEncryptionKey) } : key;
+        return 'secretSealed' in key ? { kid: key.kid, secret: decryptSecret(key.secretSealed, opts.dataEncryptionKey, { purpose: SEAL_PURPOSES.assertionKey, id: key.kid }) } : key;
       },
       // Revocation must reach every edge within 2 s: the feed's period (1 s) leaves entries younger than 1.5 s;
       // when it stalls, reload in the background after 1.5 s and wait for it after 2 s.
@@ -58,6 +61,7 @@ export class AssertionSigner {
       max: 50_000,
       now: this.now,
       freshSince: opts.freshSince,
+      maxAgeMs: opts.maxAgeMs,
       onLoad: opts.onLoad,
     });
   }
@@ -97,5 +101,11 @@ export class AssertionSigner {
   /** A domain left: its token goes too. */
   forget(domainId: string): void {
     this.tokens.delete(domainId);
+  }
+
+  /** Every key is read again, and no token is reused. */
+  clear(): void {
+    this.keys.clear();
+    this.tokens.clear();
   }
 }

@@ -1,10 +1,10 @@
 // TLS by SNI: one secure context per hostname, built from the certificate the
 // checker stored, cached like routes (dropped by the change feed and the
-// fan-out, not reloaded on a timer while the feed runs). A name without a
-// usable certificate gets no context: the handshake is refused, and no default
-// certificate is ever shown.
+// fan-out; while the feed runs, read again only at EDGE_CACHE_MAX_AGE or when
+// it expires). A name without a usable certificate gets no context: the
+// handshake is refused, and no default certificate is ever shown.
 import tls from 'node:tls';
-import { decryptSecret } from '@cds/core';
+import { decryptSecret, SEAL_PURPOSES, SecretBoxError } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
 
@@ -25,9 +25,14 @@ export interface CertificateStoreOptions {
   freshSince?: () => number;
   /** True when the name certainly has no live domain, hence no certificate shown. */
   certainlyUnknown?: (hostname: string) => boolean;
+  /** EDGE_CACHE_MAX_AGE and the budget for misses (see RefreshingCache). */
+  maxAgeMs?: number;
+  missBudget?: { take(key: string): boolean };
   onLoad?: (ok: boolean, error?: unknown) => void;
   /** Each database read. */
   onRead?: () => void;
+  /** Told when a hostname's stored key does not open (altered, or copied from another row): it gets no certificate. */
+  onUnreadable?: (hostname: string, err: SecretBoxError) => void;
 }
 
 export function createCertificateStore(opts: CertificateStoreOptions): RefreshingCache<CertificateEntry> {
@@ -37,7 +42,15 @@ export function createCertificateStore(opts: CertificateStoreOptions): Refreshin
       opts.onRead?.();
       const row = await opts.store.run((r) => r.certificates.find(hostname));
       if (!row || row.notAfter.getTime() <= now()) return NONE;
-      const key = decryptSecret(row.keySealed, opts.dataEncryptionKey);
+      let key: string;
+      try {
+        key = decryptSecret(row.keySealed, opts.dataEncryptionKey, { purpose: SEAL_PURPOSES.certificateKey, id: row.hostname });
+      } catch (err) {
+        // The row's fault, not the database's: the name is refused like one without a certificate, and the others are served.
+        if (!(err instanceof SecretBoxError)) throw err;
+        opts.onUnreadable?.(hostname, err);
+        return NONE;
+      }
       return { context: tls.createSecureContext({ cert: row.pemChain, key }), domainId: row.domainId, notAfter: row.notAfter.getTime() };
     },
     // Without the feed: a renewal or removal still arrives by the fan-out; the TTLs bound what a lost message costs.
@@ -48,6 +61,8 @@ export function createCertificateStore(opts: CertificateStoreOptions): Refreshin
     max: opts.max ?? 20_000,
     now,
     freshSince: opts.freshSince,
+    maxAgeMs: opts.maxAgeMs,
+    missBudget: opts.missBudget,
     absent: { value: NONE, max: opts.maxUnknown ?? 100_000, certain: opts.certainlyUnknown },
     onLoad: opts.onLoad,
   });

@@ -5,9 +5,15 @@
 // database reads follow changes and new names, not the number of names served.
 // The `domain.changed` fan-out still drops a domain's entries at once; the feed
 // alone keeps the 5-second rules (DECISIONS §5) when the bus is down.
+// The position is in the database's order of commits (FeedCursor): a change
+// is read when it commits, however long after its write. The feed reads on a
+// store of its own (one connection), so a pool saturated by other reads
+// cannot make it wait, stall it, and turn LiveNames off.
 // A failed read changes nothing: the cursor stays, the next read asks for
 // everything since, and meanwhile the caches fall back to their TTLs and
-// LiveNames stops answering for absent names.
+// LiveNames stops answering for absent names. A read that finds another
+// database (its order went back) drops every cached entry and loads LiveNames
+// again.
 import type { DataStore, EdgeChange } from '@cds/data';
 import type { AssertionSigner } from './assertion-signer';
 import type { CertificateEntry } from './certificate-store';
@@ -26,6 +32,7 @@ export const FEED_PERIOD_MS = 1_000;
 export const FEED_STALE_MS = 2_000;
 
 export interface ChangeFeedOptions {
+  /** The feed's own store (reads of the feed and of LiveNames' pages alone). */
   store: DataStore;
   routes: RefreshingCache<Route>;
   certificates: RefreshingCache<CertificateEntry>;
@@ -63,6 +70,12 @@ export class ChangeFeed {
   /** True when the name certainly has no live domain: LiveNames is loaded, the feed current, and the name's hash absent. */
   readonly certainlyUnknown = (hostname: string): boolean => this.opts.names.ready && this.healthy() && !this.opts.names.mightBeLive(hostname);
 
+  /**
+   * True when LiveNames, loaded and current, holds the name's keyed hash: a live name but for a rare chance
+   * collision that nobody can aim for (the key is secret), so reading it spends no miss budget.
+   */
+  readonly vouchesFor = (hostname: string): boolean => this.opts.names.ready && this.healthy() && this.opts.names.mightBeLive(hostname);
+
   /** The first read; later reads follow each other, one period apart. */
   start(): Promise<void> {
     return this.tick();
@@ -89,10 +102,12 @@ export class ChangeFeed {
     try {
       this.opts.onRead?.('feed');
       const read = await this.opts.store.run((r) => r.edgeReads.changesSince(this.cursor.since));
-      this.apply(this.cursor.accept(read));
+      const step = this.cursor.accept(read);
+      if ('restarted' in step) this.forgetAll();
+      else this.apply(step.changes);
       this.lastReadAt = started;
       this.opts.onLoad?.(true);
-      if (!this.stopped && (!this.opts.names.ready || this.opts.names.stale)) this.loadNames();
+      if (!this.stopped && (!this.opts.names.ready || this.opts.names.stale || 'restarted' in step)) this.loadNames();
     } catch (err) {
       this.opts.onLoad?.(false, err);
     } finally {
@@ -115,6 +130,13 @@ export class ChangeFeed {
     for (const hostname of certificates) this.opts.certificates.invalidate(hostname);
     if (applications.size > 0) routes.invalidateWhere((route) => route.kind === 'domain' && applications.has(route.application.id));
     for (const applicationId of keys) signer.keysChanged(applicationId);
+  }
+
+  /** Another database: nothing cached can be vouched for. */
+  private forgetAll(): void {
+    this.opts.routes.clear();
+    this.opts.certificates.clear();
+    this.opts.signer.clear();
   }
 
   /** Loads LiveNames once the cursor has its position (a name created meanwhile comes by the feed). */

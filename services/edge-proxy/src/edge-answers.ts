@@ -6,6 +6,7 @@ import type { Logger } from '@cds/logging';
 import type { EdgeRequest, EdgeResponse } from './client-messages';
 import type { EdgeObserver } from './edge-observer';
 import { NOT_READY_RETRY_AFTER_SECONDS, PAGES, sendPage, type Page } from './edge-pages';
+import { ReadBudgetSpent } from './read-budget';
 
 /**
  * A request body framed by a transfer coding the edge does not forward as is:
@@ -37,10 +38,22 @@ export class EdgeAnswers {
     this.observer.answered(slug, page.status, 0, (performance.now() - started) / 1000);
   }
 
-  /** A request that could not be served: 503 when nothing was sent yet, else the connection is cut. */
+  /** A 308 to `location` (plain HTTP to HTTPS, a domain's redirect_to), reported like a page. */
+  redirect(res: EdgeResponse, location: string, slug: string | null, started: number): void {
+    res.writeHead(308, { location, 'cache-control': 'no-store', 'content-length': 0 });
+    res.end();
+    this.observer.answered(slug, 308, 0, (performance.now() - started) / 1000);
+  }
+
+  /**
+   * A request that could not be served: 503 when nothing was sent yet, else the connection is cut. A name the
+   * read budget had no room for is not logged one by one (the edge logs the budget's refusals together), and
+   * may be asked again a second later.
+   */
   failed(res: EdgeResponse, err: unknown): void {
-    this.logger.warn('edge request failed', { error: errorMessage(err) });
-    if (!res.headersSent) sendPage(res, PAGES.unavailable, { 'retry-after': 5 });
+    const spent = err instanceof ReadBudgetSpent;
+    if (!spent) this.logger.warn('edge request failed', { error: errorMessage(err) });
+    if (!res.headersSent) sendPage(res, PAGES.unavailable, { 'retry-after': spent ? 1 : 5 });
     else res.destroy();
   }
 

@@ -22,6 +22,8 @@ export interface EdgeObserver {
   connectionRefused(reason: ConnectionRefusal): void;
   /** One database read (optional: observers written before it count nothing). */
   databaseRead?(purpose: DatabaseReadPurpose): void;
+  /** One ACME HTTP-01 answer on the plain listener, and the seconds from the request to it (optional, like databaseRead). */
+  challengeAnswered?(status: number, seconds: number): void;
 }
 
 /** The observer of an edge started without one. */

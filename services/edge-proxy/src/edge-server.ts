@@ -2,8 +2,10 @@
 // ready domains to their application's origin, and a plain-HTTP listener for
 // ACME HTTP-01 answers and redirects. Serving path: SNI -> certificate cache ->
 // Host check -> route cache -> limits -> assertion -> forwarder -> counters.
-// This file builds the caches, the change feed that keeps them current, and
-// both listeners, and closes them.
+// This file builds the caches, the change feed that keeps them current (on a
+// store of its own when given one), the budget of reads of names the caches
+// hold for nothing, and both listeners, and closes them.
+import { SecretBoxError } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { Bus, Subscription } from '@cds/messaging';
@@ -12,7 +14,6 @@ import { AssertionSigner } from './assertion-signer';
 import { subscribeCacheInvalidation } from './cache-invalidation';
 import { createCertificateStore } from './certificate-store';
 import { ChangeFeed } from './change-feed';
-import { challengeLookup } from './challenge-responder';
 import { ConnectionGate, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type ProxyProtocolOptions } from './connection-gate';
 import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
 import { EdgeAnswers } from './edge-answers';
@@ -22,6 +23,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, listenerOptions, listenOn } from './listeni
 import { LiveNames } from './live-names';
 import { LiveWebSockets } from './live-websockets';
 import { createPlainListener } from './plain-listener';
+import { PendingChallenges } from './pending-challenges';
 import { ProxyLimiter } from './proxy-limiter';
 import { ReadBudget } from './read-budget';
 import { BODY_PROGRESS_TIMEOUT_MS } from './request-deadlines';
@@ -31,14 +33,29 @@ import { createTlsListener } from './tls-listener';
 /** Reads per second (and burst) of names LiveNames says are unknown, per cache: a flood of random names costs at most this. */
 const UNKNOWN_NAME_READS = { perSecond: 5, burst: 20 };
 
+/**
+ * Reads per second (and burst) of names the caches hold nothing for and LiveNames cannot vouch for, routes and
+ * certificates together, per edge process: every such name while LiveNames is not loaded or the feed has stalled.
+ * Past it such a name is answered "temporarily unavailable" instead of read, and cached names are served as before.
+ */
+const MISS_READS = { perSecond: 500, burst: 1_000 };
+
 export interface EdgeOptions {
   store: DataStore;
+  /** The change feed's store, a connection of its own (edge-service opens one); the edge's store when absent. */
+  feedStore?: DataStore;
+  /** A cached entry loaded this long ago is read again whatever the feed says (EDGE_CACHE_MAX_AGE; default 5 min). */
+  cacheMaxAgeMs?: number;
+  /** The budget of reads of names held for nothing (default MISS_READS; tests make it small). */
+  missReads?: { perSecond: number; burst: number };
   logger: Logger;
   /** Fan-out of domain changes (at once); without it the change feed alone brings them, within about a second. */
   bus?: Bus;
   traffic: TrafficSink;
   observer?: EdgeObserver;
   httpsPort: number;
+  /** The HTTPS port visitors use, in redirects (EDGE_PUBLIC_HTTPS_PORT); absent or null: the bound HTTPS port. */
+  publicHttpsPort?: number | null;
   httpPort: number;
   bindAddress: string;
   dataEncryptionKey: Buffer;
@@ -79,26 +96,42 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     if (state.reachable) logger.info('control plane reachable again', { ...state });
     else logger.warn('control plane unreachable: serving from cache', { ...state });
   });
-  const onLoad = (ok: boolean, error?: unknown) => health.record(ok, error);
+  // A sealed value that does not open is one row's fault (altered, or copied from another row), not an unreachable database.
+  const onLoad = (ok: boolean, error?: unknown) =>
+    error instanceof SecretBoxError ? logger.error('a sealed value in the database does not open', { error: error.message }) : health.record(ok, error);
+  const onUnreadable = (hostname: string, err: SecretBoxError) =>
+    logger.error('the certificate key of a hostname does not open: no certificate is shown for it', { hostname, error: err.message });
   const read = (purpose: DatabaseReadPurpose) => () => observer.databaseRead?.(purpose);
   const names = new LiveNames();
+  // One budget for the misses of both caches, its refusals logged together every 10 s; every entry is read again at
+  // the maximum age.
+  const missReads = new ReadBudget(opts.missReads ?? MISS_READS);
+  let missesRefused = 0;
+  // A name LiveNames vouches for is read whatever the budget: a cold cache after a restart fills at once for live
+  // names; the budget bounds what a flood can cost while LiveNames cannot answer (not loaded yet, the feed stalled).
+  const missBudget = { take: (hostname: string) => feed.vouchesFor(hostname) || missReads.take() || ((missesRefused += 1), false) };
+  const missReport = setInterval(() => {
+    if (missesRefused > 0) logger.warn('edge read budget spent: names not cached answered as temporarily unavailable', { refused: missesRefused, seconds: 10 });
+    missesRefused = 0;
+  }, 10_000).unref();
+  const maxAgeMs = opts.cacheMaxAgeMs;
   // The caches ask the change feed (built next, from them) since when they are current and which names are certainly
   // unknown; a few of those a second are read all the same (a domain created a moment ago), the rest cost nothing.
   const freshSince = () => feed.freshSince();
   const unknownBeyond = (budget: ReadBudget) => (hostname: string) => feed.certainlyUnknown(hostname) && !budget.take();
   const routes = createRouteTable({
-    store, onLoad, freshSince, certainlyUnknown: unknownBeyond(new ReadBudget(UNKNOWN_NAME_READS)), onRead: read('route'),
+    store, onLoad, freshSince, certainlyUnknown: unknownBeyond(new ReadBudget(UNKNOWN_NAME_READS)), maxAgeMs, missBudget, onRead: read('route'),
   });
   const certificates = createCertificateStore({
-    store, dataEncryptionKey: opts.dataEncryptionKey, onLoad, freshSince, certainlyUnknown: unknownBeyond(new ReadBudget(UNKNOWN_NAME_READS)), onRead: read('certificate'),
+    store, dataEncryptionKey: opts.dataEncryptionKey, onLoad, onUnreadable, freshSince, certainlyUnknown: unknownBeyond(new ReadBudget(UNKNOWN_NAME_READS)), maxAgeMs, missBudget, onRead: read('certificate'),
   });
-  const signer = new AssertionSigner({ store, dataEncryptionKey: opts.dataEncryptionKey, deploymentKey: opts.deploymentKey, onLoad, freshSince, onRead: read('key') });
+  const signer = new AssertionSigner({ store, dataEncryptionKey: opts.dataEncryptionKey, deploymentKey: opts.deploymentKey, onLoad, freshSince, maxAgeMs, onRead: read('key') });
   const feed = new ChangeFeed({
-    store, routes, certificates, signer, names, onLoad,
+    store: opts.feedStore ?? store, routes, certificates, signer, names, onLoad,
     onRead: (purpose) => observer.databaseRead?.(purpose),
     onNamesLoaded: (count, ms) => logger.info('edge live hostnames loaded', { count, ms }),
   });
-  challengeLookup(store, { onRead: read('challenge') });
+  const challenges = new PendingChallenges(store, { onRead: read('challenge') });
   // Not awaited: a database that does not answer must not hold the listeners back.
   void feed.start();
   const limiter = new ProxyLimiter({ store, onError: (err) => health.record(false, err), ...(opts.limiterNow ? { now: opts.limiterNow } : {}) });
@@ -113,10 +146,13 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   const serverOptions = listenerOptions(opts.headersTimeoutMs ?? 10_000, requestTimeoutMs);
   const deadlines = { progressMs: opts.bodyProgressTimeoutMs ?? BODY_PROGRESS_TIMEOUT_MS, requestMs: requestTimeoutMs };
   const webSockets = new LiveWebSockets((name) => routes.peek(name) ?? routes.get(name));
-  const tls = createTlsListener({ routes, certificates, admission, forwarder, answers, observer, traffic: opts.traffic, serverOptions, deadlines, webSockets });
-  /** The bound HTTPS port (known after listen), for redirects. */
+  /** The bound HTTPS port (known after listen), for redirects when no public port is set. */
   let httpsPort = opts.httpsPort;
-  const plain = createPlainListener({ store, admission, answers, serverOptions, httpsPort: () => httpsPort });
+  const publicHttpsPort = () => opts.publicHttpsPort ?? httpsPort;
+  const tls = createTlsListener({
+    routes, certificates, admission, forwarder, answers, observer, traffic: opts.traffic, serverOptions, deadlines, webSockets, publicHttpsPort,
+  });
+  const plain = createPlainListener({ admission, answers, challenges, observer, serverOptions, httpsPort: publicHttpsPort });
   // One cap for both listeners; behind a load balancer each connection first says who its client is.
   const gate = new ConnectionGate({
     maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
@@ -137,6 +173,7 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
     controlPlane: () => health.state(),
     async close(graceMs = 20_000) {
       clearInterval(sweeper);
+      clearInterval(missReport);
       webSockets.stop();
       await feed.stop();
       const servers = [tls.server, plain];

@@ -1,14 +1,21 @@
 // The edge as a service: listeners, traffic counters, the fair-use watch and
 // metrics, from the validated configuration. main.ts and the all-in-one start it.
+// The change feed gets a read-only store of its own, one connection, so that
+// its reads never wait behind the edge's other reads: a saturated pool must not
+// stall it (LiveNames would stop answering and every random name would cost a
+// read).
 import { readFileSync } from 'node:fs';
 import type { Config } from '@cds/config';
-import type { DataStore } from '@cds/data';
+import { createDataStore, type DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { Bus } from '@cds/messaging';
 import { edgeMetricsObserver } from './edge-metrics';
 import { startEdge, type Edge } from './edge-server';
 import { createFairUseWatch } from './fair-use';
 import { TrafficCounter } from './traffic-counter';
+
+/** The feed's connection gives up as the edge's own does (main.ts): it must not hang on a network that drops packets. */
+const FEED_DATABASE = { poolSize: 1, readOnly: true, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 };
 
 export interface EdgeServiceDeps {
   config: Config;
@@ -30,13 +37,17 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
   const fairUse = createFairUseWatch({ store, logger, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom });
   const traffic = new TrafficCounter({ store, logger, afterFlush: (ids) => fairUse.check(ids) });
   traffic.start();
+  const feedStore = await createDataStore({ url: config.databaseUrl, logger, ...FEED_DATABASE });
   const edge = await startEdge({
     store,
+    feedStore,
+    cacheMaxAgeMs: config.edgeCacheMaxAge,
     logger,
     bus: deps.bus,
     traffic,
     observer: edgeMetricsObserver(),
     httpsPort: config.edgeHttpsPort,
+    publicHttpsPort: config.edgePublicHttpsPort,
     httpPort: config.edgeHttpPort,
     bindAddress: config.bindAddress,
     dataEncryptionKey: config.dataEncryptionKey,
@@ -58,6 +69,7 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
     },
     async stop(graceMs) {
       await edge.close(graceMs);
+      await feedStore.close();
       await traffic.stop();
       await fairUse.close();
     },

@@ -1,43 +1,42 @@
 // Where the edge's change feed stands, and what a read's rows ask of the
-// caches. The cursor is the database's clock, never the edge's: each read asks
-// for rows changed since the previous read's database time minus an overlap,
-// which covers a transaction that committed after a later-stamped one was
-// already read. Rows read again inside the overlap are reported once.
-import type { EdgeChange, EdgeChanges } from '@cds/data';
+// caches. The position is the snapshot of the last read, in the database's
+// order of commits (transaction ids on PostgreSQL, a change counter on
+// SQLite), never a clock: the next read asks for the rows whose writers the
+// snapshot did not see as ended, so a transaction that commits long after its
+// write (held open, a slow commit) is read when it commits, however late. A
+// row the repository hands back that the last snapshot had already seen is
+// dropped: each change is reported once.
+import type { EdgeChange, EdgeChanges, FeedSnapshot } from '@cds/data';
 
-/** Longer than any transaction that changes what the edge serves. */
-export const FEED_OVERLAP_MS = 10_000;
+/** True when the snapshot saw the writer of `stamp` as ended: its changes were visible to that read. */
+export function visibleIn(snapshot: FeedSnapshot, stamp: bigint): boolean {
+  if (stamp < snapshot.xmin) return true;
+  if (stamp >= snapshot.xmax) return false;
+  return !snapshot.xip.includes(stamp);
+}
+
+/** What one read brought: the rows to act on, or `restarted` when the database's order went back (another database). */
+export type FeedStep = { changes: EdgeChange[] } | { restarted: true };
 
 export class FeedCursor {
-  private sinceMs: number | null = null;
-  /** Rows already reported, by kind, key and change time, until they fall behind the cursor. */
-  private readonly reported = new Map<string, number>();
+  private seen: FeedSnapshot | null = null;
 
-  constructor(private readonly overlapMs: number = FEED_OVERLAP_MS) {}
-
-  /** What the next read asks for: null before the first read (which only learns the database's clock). */
-  get since(): Date | null {
-    return this.sinceMs === null ? null : new Date(this.sinceMs);
+  /** What the next read asks from: null before the first read (which only takes its position). */
+  get since(): FeedSnapshot | null {
+    return this.seen;
   }
 
   /**
-   * The rows of one successful read not reported before; the cursor moves to
-   * the read's database time minus the overlap (back too, if that clock went
-   * back: a row is read twice rather than missed).
+   * The rows of one successful read not seen before; the position moves to the read's snapshot. A snapshot
+   * that ends before the last one began (a database restored elsewhere, whose ids or counter start again)
+   * cannot be compared with it: the read is reported `restarted`, and the caches must forget what they hold.
    */
-  accept(read: EdgeChanges): EdgeChange[] {
-    const fresh: EdgeChange[] = [];
-    for (const change of read.changes) {
-      const at = change.changedAt.getTime();
-      const id = `${change.kind}\u0000${change.key}\u0000${at}`;
-      if (this.reported.has(id)) continue;
-      this.reported.set(id, at);
-      fresh.push(change);
-    }
-    const since = read.readAt.getTime() - this.overlapMs;
-    this.sinceMs = since;
-    for (const [id, at] of this.reported) if (at <= since) this.reported.delete(id);
-    return fresh;
+  accept(read: EdgeChanges): FeedStep {
+    const seen = this.seen;
+    this.seen = read.snapshot;
+    if (seen === null) return { changes: [] };
+    if (read.snapshot.xmax < seen.xmin) return { restarted: true };
+    return { changes: read.changes.filter((change) => !visibleIn(seen, change.stamp)) };
   }
 }
 

@@ -1,4 +1,7 @@
-import { LiveNames, nameHash } from './live-names';
+import { LiveNames, nameHash, randomNameHashKey, type NameHashKey } from './live-names';
+
+/** The reference vectors' key: bytes 0 to 7. */
+const REFERENCE_KEY: NameHashKey = [0x03020100, 0x07060504];
 
 function pages(names: string[]) {
   const sorted = [...names].sort();
@@ -48,9 +51,20 @@ describe('LiveNames', () => {
     expect(names.stale).toBe(true);
   });
 
-  it('hashes to 30 bits, the same for the same name', () => {
-    expect(nameHash('shop.example.com')).toBe(nameHash('shop.example.com'));
-    for (const name of ['', 'a', 'shop.example.com', 'x'.repeat(253)]) expect(nameHash(name)).toBeLessThan(2 ** 30);
-    expect(nameHash('a.example')).not.toBe(nameHash('b.example'));
+  it('hashes with HalfSipHash-2-4: the reference vectors over UTF-16LE bytes, cut to 30 bits', () => {
+    // The reference's messages are the bytes 0, 1, 2, …: as UTF-16LE, code unit j is (2j) | (2j + 1) << 8.
+    const message = (bytes: number) => String.fromCharCode(...Array.from({ length: bytes / 2 }, (_, j) => (2 * j) | ((2 * j + 1) << 8)));
+    const vectors: Array<[number, number]> = [[0, 0x5b9f35a9], [2, 0x03a662fa], [4, 0x89466e2a], [6, 0x23fc6358]];
+    for (const [bytes, tag] of vectors) expect(nameHash(message(bytes), REFERENCE_KEY)).toBe(tag & 0x3fffffff);
+  });
+
+  it('hashes to 30 bits, the same for the same name and key, and differently under another key', () => {
+    const key = randomNameHashKey();
+    expect(nameHash('shop.example.com', key)).toBe(nameHash('shop.example.com', key));
+    for (const name of ['', 'a', 'shop.example.com', 'x'.repeat(253)]) expect(nameHash(name, key)).toBeLessThan(2 ** 30);
+    expect(nameHash('a.example', key)).not.toBe(nameHash('b.example', key));
+    const names = Array.from({ length: 100 }, (_, i) => `n${i}.example`);
+    const other = randomNameHashKey();
+    expect(names.filter((name) => nameHash(name, key) === nameHash(name, other)).length).toBeLessThan(2);
   });
 });

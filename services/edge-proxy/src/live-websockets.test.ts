@@ -13,6 +13,7 @@ const route = (over: Partial<DomainRoute> = {}): DomainRoute => ({
   status: 'ready',
   application: { id: 'a1', slug: 'app', status: 'active', limits: {} as DomainRoute['application']['limits'] },
   originUrl: 'http://127.0.0.1:1',
+  redirectTo: null,
   ...over,
 });
 

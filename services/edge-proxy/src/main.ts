@@ -1,4 +1,5 @@
 // Split-mode entry point of the edge proxy: wiring only.
+import { proxyProtocolPeersWarning } from '@cds/config';
 import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { startEdgeService } from './edge-service';
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   // Ready while it can serve: a database or broker outage only makes it serve from cache (see the detail).
   const ops = await listen(opsHandler({ ready: () => accepting, detail: () => service.detail() }, processMetricsSource), config.metricsPort, config.bindAddress);
   logger.info('edge-proxy started', { https: service.edge.httpsPort, http: service.edge.httpPort, metrics: config.metricsPort });
+  const peers = proxyProtocolPeersWarning(config);
+  if (peers) logger.warn(peers);
 
   onShutdown(
     [

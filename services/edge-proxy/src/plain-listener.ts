@@ -1,32 +1,36 @@
 // The plain-HTTP listener: ACME HTTP-01 answers, a 308 to HTTPS for a domain
 // that is served there, and the page of any other name.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { DataStore } from '@cds/data';
 import { pageOf, type AdmissionChain } from './admission';
-import { answerChallenge } from './challenge-responder';
+import { answerChallenge, CHALLENGE_PREFIX } from './challenge-responder';
 import type { EdgeAnswers } from './edge-answers';
-import { hostName, PAGES } from './edge-pages';
+import type { EdgeObserver } from './edge-observer';
+import { hostName, httpsLocation, PAGES } from './edge-pages';
+import type { PendingChallenges } from './pending-challenges';
 import { answerClientErrors } from './socket-answers';
 
 export interface PlainListenerDeps {
-  store: DataStore;
   admission: AdmissionChain;
   answers: EdgeAnswers;
+  /** The HTTP-01 answers, shared by every request of this edge. */
+  challenges: PendingChallenges;
+  observer: EdgeObserver;
   serverOptions: http.ServerOptions;
-  /** The HTTPS port redirects name (known once the HTTPS listener is bound). */
+  /** The HTTPS port redirects name: EDGE_PUBLIC_HTTPS_PORT, else the bound HTTPS port (known once that listener is bound). */
   httpsPort: () => number;
 }
 
 export function createPlainListener(deps: PlainListenerDeps): http.Server {
-  const { store, admission, answers } = deps;
+  const { admission, answers } = deps;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     if (answers.refusedFraming(req, res, started)) return;
     const url = req.url ?? '/';
-    if (url.startsWith('/.well-known/acme-challenge/')) {
-      const { status, body } = await answerChallenge(store, req.method, url);
-      res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) }).end(body);
+    if (url.startsWith(CHALLENGE_PREFIX)) {
+      const { status, body, headers } = await answerChallenge(deps.challenges, req.method, url);
+      res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) }).end(body);
+      deps.observer.challengeAnswered?.(status, (performance.now() - started) / 1000);
       return;
     }
     const host = hostName(req.headers.host);
@@ -34,9 +38,7 @@ export function createPlainListener(deps: PlainListenerDeps): http.Server {
     const route = await admission.route(host);
     const page = pageOf(route);
     if (route.kind === 'domain' && (page === null || page === PAGES.noOrigin)) {
-      const httpsPort = deps.httpsPort();
-      const port = httpsPort === 443 ? '' : `:${httpsPort}`;
-      res.writeHead(308, { location: `https://${host}${port}${url.startsWith('/') ? url : '/'}`, 'content-length': 0 }).end();
+      res.writeHead(308, { location: httpsLocation(host, deps.httpsPort(), url), 'content-length': 0 }).end();
       return;
     }
     answers.page(res, page ?? PAGES.unknownHostname, route.kind === 'domain' ? route.application.slug : null, started);

@@ -94,9 +94,26 @@ describe('readProxyHeader v2', () => {
     expect(readProxyHeader(v2(0, 0x11, ipv4Block([10, 0, 0, 1], [10, 0, 0, 2])))).toEqual({ kind: 'header', length: 28, source: null });
   });
 
-  it('reads PROXY with unspecified or UNIX addresses as no client address', () => {
+  it('reads PROXY with unspecified addresses as no client address', () => {
     expect(readProxyHeader(v2(1, 0x00, Buffer.alloc(0)))).toEqual({ kind: 'header', length: 16, source: null });
-    expect(readProxyHeader(v2(1, 0x31, Buffer.alloc(216)))).toEqual({ kind: 'header', length: 232, source: null });
+  });
+
+  it('reads LOCAL whatever its family and transport, which the receiver ignores', () => {
+    expect(readProxyHeader(v2(0, 0x12, ipv4Block([10, 0, 0, 1], [10, 0, 0, 2])))).toEqual({ kind: 'header', length: 28, source: null });
+    expect(readProxyHeader(v2(0, 0x31, Buffer.alloc(216)))).toEqual({ kind: 'header', length: 232, source: null });
+  });
+
+  it.each([
+    ['UDP over IPv4', 0x12, ipv4Block([203, 0, 113, 7], [192, 0, 2, 1])],
+    ['UDP over IPv6', 0x22, ipv6Block('20010db8000000000000000000000007', '20010db8000000000000000000000001')],
+    ['a UNIX stream', 0x31, Buffer.alloc(216)],
+    ['a UNIX datagram', 0x32, Buffer.alloc(216)],
+    ['IPv4 with no transport', 0x10, ipv4Block([203, 0, 113, 7], [192, 0, 2, 1])],
+    ['a stream of no family', 0x01, Buffer.alloc(0)],
+  ])('refuses PROXY of %s: the edge takes TCP connections only', (_what, familyTransport, block) => {
+    expect(readProxyHeader(Buffer.concat([v2(1, familyTransport, block), REQUEST]))).toEqual({ kind: 'invalid', reason: 'v2 connection not TCP' });
+    // Known from the fixed part: nothing more is waited for.
+    expect(readProxyHeader(v2(1, familyTransport, block).subarray(0, 16))).toEqual({ kind: 'invalid', reason: 'v2 connection not TCP' });
   });
 
   it('is partial until the whole header is there, however the bytes are cut', () => {

@@ -5,7 +5,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** What the bytes received so far are. `source` is null where the header carries no client (v1 UNKNOWN, v2 LOCAL or unspecified/UNIX addresses): the peer is the client then. */
+/** What the bytes received so far are. `source` is null where the header carries no client (v1 UNKNOWN, v2 LOCAL or unspecified addresses): the peer is the client then. */
 export type ProxyHeaderRead =
   | { kind: 'partial' }
   | { kind: 'invalid'; reason: string }
@@ -56,6 +56,18 @@ const COMMAND = { local: 0x0, proxy: 0x1 } as const;
 const FAMILY = { unspecified: 0x0, inet: 0x1, inet6: 0x2, unix: 0x3 } as const;
 /** Bytes of the address block each family needs (source, destination, ports). */
 const ADDRESS_LENGTH: Record<number, number> = { [FAMILY.unspecified]: 0, [FAMILY.inet]: 12, [FAMILY.inet6]: 36, [FAMILY.unix]: 216 };
+const TRANSPORT = { unspecified: 0x0, stream: 0x1, dgram: 0x2 } as const;
+/**
+ * The family and transport bytes a PROXY command may carry to the edge, which
+ * takes TCP connections: TCP over IPv4 or IPv6, or unspecified (the peer is the
+ * client, as v1 UNKNOWN). A datagram's or a UNIX socket's addresses are no TCP
+ * client's, and the spec lets a receiver refuse them.
+ */
+const PROXIED = new Set<number>([
+  (FAMILY.unspecified << 4) | TRANSPORT.unspecified,
+  (FAMILY.inet << 4) | TRANSPORT.stream,
+  (FAMILY.inet6 << 4) | TRANSPORT.stream,
+]);
 
 function readV2(data: Buffer): ProxyHeaderRead {
   if (data.length < V2_FIXED_LENGTH) return PARTIAL;
@@ -66,7 +78,9 @@ function readV2(data: Buffer): ProxyHeaderRead {
   const family = familyTransport >> 4;
   if (versionCommand >> 4 !== 2 || (command !== COMMAND.local && command !== COMMAND.proxy)) return { kind: 'invalid', reason: 'v2 version or command unknown' };
   const addressLength = ADDRESS_LENGTH[family];
-  if (addressLength === undefined || (familyTransport & 0x0f) > 2) return { kind: 'invalid', reason: 'v2 family or transport unknown' };
+  if (addressLength === undefined || (familyTransport & 0x0f) > TRANSPORT.dgram) return { kind: 'invalid', reason: 'v2 family or transport unknown' };
+  // LOCAL is exempt: the spec has the receiver ignore its family and use the connection's own addresses.
+  if (command === COMMAND.proxy && !PROXIED.has(familyTransport)) return { kind: 'invalid', reason: 'v2 connection not TCP' };
   if (length > V2_MAX_LENGTH) return { kind: 'invalid', reason: 'v2 header too long' };
   if (length - V2_FIXED_LENGTH < addressLength) return { kind: 'invalid', reason: 'v2 length shorter than its addresses' };
   if (data.length < length) return PARTIAL;
@@ -74,7 +88,7 @@ function readV2(data: Buffer): ProxyHeaderRead {
   if (command === COMMAND.local) return { kind: 'header', length, source: null };
   if (family === FAMILY.inet) return { kind: 'header', length, source: ipaddr.fromByteArray([...data.subarray(16, 20)]).toString() };
   if (family === FAMILY.inet6) return { kind: 'header', length, source: normalized(ipaddr.fromByteArray([...data.subarray(16, 32)]).toString()) };
-  return { kind: 'header', length, source: null };
+  return { kind: 'header', length, source: null }; // unspecified
 }
 
 /** One spelling per address: IPv6 compressed and lowercase, IPv4-mapped IPv6 as IPv4. */

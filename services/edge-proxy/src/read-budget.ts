@@ -1,7 +1,12 @@
-// A token bucket for the database reads LiveNames would spare: a name it
-// answers as unknown is still read while the budget lasts (a few a second), so
-// a domain created a moment ago is served before the change feed brings its
-// name, and a flood of random names costs at most the budget.
+// Token buckets for the edge's database reads. One, per cache, for the names
+// LiveNames answers as unknown: such a name is still read while it lasts (a
+// few a second), so a domain created a moment ago is served before the change
+// feed brings its name. One for the whole process, for reads of names the
+// caches hold nothing for (misses) that LiveNames cannot vouch for: every name
+// while LiveNames cannot answer (not loaded, the feed stalled) costs at most
+// that; a miss past it is answered "temporarily unavailable"
+// (ReadBudgetSpent) instead of read, and names already cached are served as
+// before.
 export interface ReadBudgetOptions {
   perSecond: number;
   burst: number;
@@ -27,5 +32,13 @@ export class ReadBudget {
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     return true;
+  }
+}
+
+/** A miss the edge's read budget had no room for: answered "temporarily unavailable" (a refused handshake, or 503 with Retry-After) instead of read. */
+export class ReadBudgetSpent extends Error {
+  constructor(readonly key: string) {
+    super(`no database read left this second for ${key}`);
+    this.name = 'ReadBudgetSpent';
   }
 }

@@ -1,4 +1,5 @@
-import { RefreshingCache } from './refreshing-cache';
+import { ReadBudget, ReadBudgetSpent } from './read-budget';
+import { DEFAULT_CACHE_MAX_AGE_MS, RefreshingCache } from './refreshing-cache';
 
 function setup(load: (key: string) => Promise<string>) {
   let now = 0;
@@ -133,5 +134,88 @@ describe('RefreshingCache', () => {
     for (const key of ['app1/a', 'app1/b', 'app2/c']) await cache.get(key);
     cache.invalidateWhere((value) => value.startsWith('app1/'));
     expect([cache.peek('app1/a'), cache.peek('app1/b'), cache.peek('app2/c')]).toEqual([undefined, undefined, 'app2/c']);
+  });
+
+  it('reads an entry again once it was loaded the maximum age ago, even while the feed says nothing changed', async () => {
+    let now = 0;
+    let version = 0;
+    const cache = new RefreshingCache<string>({
+      load: async () => `v${++version}`, softTtlMs: 100, hardTtlMs: 300, max: 10, now: () => now, freshSince: () => now, maxAgeMs: 60_000,
+    });
+    await cache.get('k');
+    // The feed reads every second: the entry stays current, with no read, up to 90 % of its maximum age.
+    for (now = 1_000; now < 54_000; now += 1_000) expect(cache.peek('k')).toBe('v1');
+    await Promise.resolve();
+    expect(version).toBe(1);
+    // In use past 90 %: served as is while one read starts in the background.
+    now = 54_000;
+    expect(cache.peek('k')).toBe('v1');
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(version).toBe(2);
+    expect(cache.peek('k')).toBe('v2');
+    // Not used in between: at its maximum age it is not served as is.
+    now = 54_000 + 60_000;
+    expect(cache.peek('k')).toBeUndefined();
+    expect(await cache.get('k')).toBe('v3');
+  });
+
+  it('keeps 5 minutes as the default maximum age', async () => {
+    let now = 0;
+    const cache = new RefreshingCache<string>({ load: async () => 'v', softTtlMs: 100, hardTtlMs: 300, max: 10, now: () => now, freshSince: () => now });
+    await cache.get('k');
+    now = DEFAULT_CACHE_MAX_AGE_MS - 1;
+    expect(cache.peek('k')).toBe('v');
+    now = DEFAULT_CACHE_MAX_AGE_MS;
+    expect(cache.peek('k')).toBeUndefined();
+    expect(DEFAULT_CACHE_MAX_AGE_MS).toBe(300_000);
+  });
+
+  it('reads a key held for nothing only while the miss budget allows, and serves held keys whatever the budget', async () => {
+    let now = 0;
+    const load = jest.fn(async (key: string) => (key.startsWith('live') ? key : 'none'));
+    const cache = new RefreshingCache<string>({
+      load, softTtlMs: 1_000, hardTtlMs: 5_000, max: 100, now: () => now, freshSince: () => now,
+      absent: { value: 'none', max: 100, ttlMs: 2_000 }, missBudget: new ReadBudget({ perSecond: 2, burst: 3, now: () => now }),
+    });
+    expect(await cache.get('live-a')).toBe('live-a');
+    expect(await cache.get('random-1')).toBe('none');
+    expect(await cache.get('live-b')).toBe('live-b');
+    // The budget is spent: a miss is refused without a read, cached keys are served.
+    await expect(cache.get('random-2')).rejects.toThrow(ReadBudgetSpent);
+    expect(cache.peek('live-a')).toBe('live-a');
+    expect(await cache.get('random-1')).toBe('none');
+    expect(load).toHaveBeenCalledTimes(3);
+    // A changed key is read again as a held key, not as a miss; so is one a change names that was never held.
+    cache.invalidate('live-a');
+    expect(await cache.get('live-a')).toBe('live-a');
+    cache.invalidate('live-new');
+    expect(cache.peek('live-new')).toBeUndefined();
+    expect(await cache.get('live-new')).toBe('live-new');
+    expect(load).toHaveBeenCalledTimes(5);
+    // Half a second later one more miss may be read.
+    now += 500;
+    expect(await cache.get('random-2')).toBe('none');
+    await expect(cache.get('random-3')).rejects.toThrow(ReadBudgetSpent);
+    // The unknown name's 2 s are over: reading it again is a miss like any other.
+    now += 2_000;
+    expect(await cache.get('random-1')).toBe('none');
+    expect(load).toHaveBeenCalledTimes(7);
+  });
+
+  it('does not use a value a change dropped, even when its reload fails', async () => {
+    let fail = false;
+    const cache = new RefreshingCache<string>({
+      load: async (key) => {
+        if (fail) throw new Error('database away');
+        return key;
+      },
+      softTtlMs: 1_000, hardTtlMs: 5_000, max: 10,
+    });
+    await cache.get('k');
+    cache.invalidate('k');
+    fail = true;
+    expect(cache.peek('k')).toBeUndefined();
+    await expect(cache.get('k')).rejects.toThrow('database away');
   });
 });

@@ -2,9 +2,10 @@
 // whether it is suspended) and the application's active origin, read from the
 // database in one query and kept in a RefreshingCache. Entries are dropped by
 // the change feed (within about a second: the domain, its application, origins
-// and certificates) and by the `domain.changed` fan-out (at once); they are not
-// reloaded on a timer while the feed runs. A name no live domain has is
-// answered from LiveNames, or remembered as unknown for at most 2 s.
+// and certificates) and by the `domain.changed` fan-out (at once); while the
+// feed runs they are read again only at EDGE_CACHE_MAX_AGE. A name no live
+// domain has is answered from LiveNames, or remembered as unknown for at most
+// 2 s; a name held for nothing is read within the edge's budget for misses.
 import type { ApplicationStatus, DomainStatus, Limits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
@@ -25,6 +26,8 @@ export interface DomainRoute {
   application: RouteApplication;
   /** The application's active origin; null when it has none. */
   originUrl: string | null;
+  /** Another domain of the application every request is redirected to once both are ready (DECISIONS §12); null when unset. */
+  redirectTo: string | null;
 }
 
 export type Route = DomainRoute | { kind: 'unknown' };
@@ -43,6 +46,7 @@ export async function loadRoute(store: DataStore, hostname: string): Promise<Rou
     status: row.status,
     application: { id: row.applicationId, slug: row.slug, status: row.applicationStatus, limits: row.limits },
     originUrl: row.originUrl,
+    redirectTo: row.redirectTo,
   };
 }
 
@@ -58,6 +62,9 @@ export interface RouteTableOptions {
   freshSince?: () => number;
   /** True when the name certainly has no live domain (LiveNames, while the feed runs). */
   certainlyUnknown?: (hostname: string) => boolean;
+  /** EDGE_CACHE_MAX_AGE and the budget for misses (see RefreshingCache). */
+  maxAgeMs?: number;
+  missBudget?: { take(key: string): boolean };
   onLoad?: (ok: boolean, error?: unknown) => void;
   /** Each database read. */
   onRead?: () => void;
@@ -75,6 +82,8 @@ export function createRouteTable(opts: RouteTableOptions): RefreshingCache<Route
     hardTtlMs: opts.hardTtlMs ?? 4_000,
     max: opts.max ?? 100_000,
     freshSince: opts.freshSince,
+    maxAgeMs: opts.maxAgeMs,
+    missBudget: opts.missBudget,
     absent: { value: UNKNOWN_ROUTE, max: opts.maxUnknown ?? 100_000, certain: opts.certainlyUnknown },
     onLoad: opts.onLoad,
   });

@@ -12,7 +12,7 @@ import { clientAddressOf } from './client-address';
 import { requestAuthority, type EdgeRequest, type EdgeResponse } from './client-messages';
 import type { EdgeAnswers } from './edge-answers';
 import type { EdgeObserver, TrafficSink } from './edge-observer';
-import { PAGES } from './edge-pages';
+import { httpsLocation, PAGES } from './edge-pages';
 import { isWebSocketUpgrade, originRequestHeaders } from './forward-headers';
 import { MAX_HEADER_BYTES } from './listening';
 import type { LiveWebSockets } from './live-websockets';
@@ -51,6 +51,8 @@ export interface TlsListenerDeps {
   deadlines: RequestDeadlineOptions;
   /** Joined WebSockets, closed when their domain is no longer served. */
   webSockets: LiveWebSockets;
+  /** The HTTPS port visitors use, in redirects (EDGE_PUBLIC_HTTPS_PORT). */
+  publicHttpsPort: () => number;
 }
 
 export interface TlsListener {
@@ -112,6 +114,7 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
       // A deadline already ended the request while admission waited.
       if (watch?.expired) return;
       if ('page' in admitted) return answers.page(res, admitted.page, admitted.slug, started, admitted.headers);
+      if ('redirect' in admitted) return answers.redirect(res, httpsLocation(admitted.redirect, deps.publicHttpsPort(), target), admitted.slug, started);
       const { route, assertion } = admitted;
       const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, authority, assertion));
       const abandon = forwarder.forward(req, res, route.originUrl as string, target, headers, counted(route, started));
@@ -137,6 +140,9 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     if ('page' in admitted) {
       const extra = admitted.headers ? Object.entries(admitted.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') : '';
       return rawAnswer(socket, admitted.page.status, http.STATUS_CODES[admitted.page.status] ?? '', admitted.page.text, extra);
+    }
+    if ('redirect' in admitted) {
+      return rawAnswer(socket, 308, 'Permanent Redirect', '', `location: ${httpsLocation(admitted.redirect, deps.publicHttpsPort(), target)}\r\n`);
     }
     const { route, assertion } = admitted;
     const headers = originRequestHeaders(req.rawHeaders, forwardContext(req, req.headers.host, assertion));
@@ -182,10 +188,14 @@ export function createTlsListener(deps: TlsListenerDeps): TlsListener {
     // later whatever its streams: a stream still being sent must not hold the connection open. A request the
     // client sent whole waits on the origin (ORIGIN_TIMEOUT bounds it), not on the client: not idle; the
     // answer's frames wake this timer again.
-    session.setTimeout(keepAliveTimeout ?? 5_000, () => {
+    // A session without a stream may still hold a header block that never ends (HEADERS without END_HEADERS
+    // makes no stream yet): it goes once the headers deadline (10 s) is up, counted from its last frame.
+    const idleMs = keepAliveTimeout ?? 5_000;
+    session.setTimeout(idleMs, () => {
       if ([...streams].some(awaitsAnswer)) return;
       session.close();
-      setTimeout(() => session.destroy(), IDLE_SESSION_GRACE_MS).unref();
+      const grace = streams.size === 0 ? Math.max(0, (headersTimeout ?? 10_000) - idleMs) : IDLE_SESSION_GRACE_MS;
+      setTimeout(() => session.destroy(), grace).unref();
     });
   });
   // A session's protocol error ends that session; nothing to answer.

@@ -1,11 +1,11 @@
-// The worker's share of slots per subscription (DECISIONS §10), over the fake
+// The worker's share of slots per subscription and per application (DECISIONS §10), over the fake
 // store (which leases whatever is due: the shares of the real lease are
 // tested on the databases) and an HTTP client that answers after a delay.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Readable } from 'node:stream';
 import type { AxiosInstance } from 'axios';
-import { encryptSecret, failureStreakAfter } from '@cds/core';
+import { coolingAfter, encryptSecret, NOT_COOLING, type CoolingState } from '@cds/core';
 import { pendingDelivery, type DataStore, type Repositories, type WebhookDeliveryRow, type WebhookSecretRow, type WebhookSubscriptionRow } from '@cds/data';
 import { silentLogger } from '@cds/logging';
 import { eventually } from '../../../test/support/eventually';
@@ -37,17 +37,19 @@ function slowClient(delayMs: number, statusOf: (path: string) => number): { clie
   return { client, calls };
 }
 
-/** The most calls to `path` running at one moment. */
-function mostAtOnce(calls: Call[], path: string): number {
-  const mine = calls.filter((c) => c.path === path);
+/** The most calls to `path` (or any of `path`s) running at one moment. */
+function mostAtOnce(calls: Call[], path: string | string[]): number {
+  const paths = Array.isArray(path) ? path : [path];
+  const mine = calls.filter((c) => paths.includes(c.path));
   return Math.max(0, ...mine.map((c) => mine.filter((o) => o.started <= c.started && (o.ended === null || o.ended > c.started)).length));
 }
 
-function subscriptionWithDeliveries(path: string, count: number): { subscription: WebhookSubscriptionRow; secret: WebhookSecretRow; deliveries: WebhookDeliveryRow[] } {
+function subscriptionWithDeliveries(path: string, count: number, applicationId = randomUUID()): { subscription: WebhookSubscriptionRow; secret: WebhookSecretRow; deliveries: WebhookDeliveryRow[] } {
   const subscription: WebhookSubscriptionRow = {
-    id: randomUUID(), applicationId: randomUUID(), url: `https://93.184.216.34${path}`, events: ['domain.ready'], status: 'active', createdAt: T0, updatedAt: T0, revokedAt: null,
+    id: randomUUID(), applicationId, url: `https://93.184.216.34${path}`, events: ['domain.ready'], status: 'active', createdAt: T0, updatedAt: T0, revokedAt: null,
   };
-  const secret = { id: randomUUID(), subscriptionId: subscription.id, secretSealed: encryptSecret('whsec_test', KEY), createdAt: T0, expiresAt: null };
+  const secretId = randomUUID();
+  const secret = { id: secretId, subscriptionId: subscription.id, secretSealed: encryptSecret('whsec_test', KEY, { purpose: 'webhook-secret', id: secretId }), createdAt: T0, expiresAt: null };
   const deliveries = Array.from({ length: count }, () =>
     pendingDelivery({ applicationId: subscription.applicationId, subscriptionId: subscription.id, eventId: randomUUID(), eventType: 'domain.ready', payload: '{}', replayOf: null }, T0));
   return { subscription, secret, deliveries };
@@ -58,24 +60,24 @@ function seeded(...subs: Array<ReturnType<typeof subscriptionWithDeliveries>>): 
 }
 
 /**
- * The fake store, keeping failure streaks as the database does: each recorded
- * outcome moves its subscription's, and failureStreaks reads them.
+ * The fake store, keeping cooling states as the database does: each recorded
+ * outcome moves its subscription's, and coolingStates reads them.
  */
-function keepingStreaks(store: FakeStore): DataStore {
-  const streaks = new Map<string, number>();
+function keepingCoolingStates(store: FakeStore): DataStore {
+  const states = new Map<string, CoolingState>();
   const wrap = (r: Repositories): Repositories => ({
     ...r,
     webhookDeliveries: Object.assign(Object.create(r.webhookDeliveries) as Repositories['webhookDeliveries'], {
       recordAttempts: async (results: Parameters<Repositories['webhookDeliveries']['recordAttempts']>[0]) => {
         for (const result of results) {
           const subscriptionId = store.tables.deliveries.find((d) => d.id === result.attempt.deliveryId)?.subscriptionId as string;
-          streaks.set(subscriptionId, failureStreakAfter(streaks.get(subscriptionId) ?? 0, result.deliveredAt !== null));
+          states.set(subscriptionId, coolingAfter(states.get(subscriptionId) ?? NOT_COOLING, result.deliveredAt !== null));
         }
         return r.webhookDeliveries.recordAttempts(results);
       },
     }),
     webhookSubscriptions: Object.assign(Object.create(r.webhookSubscriptions) as Repositories['webhookSubscriptions'], {
-      failureStreaks: async (ids: string[]) => new Map(ids.map((id) => [id, streaks.get(id) ?? 0])),
+      coolingStates: async (ids: string[]) => new Map(ids.map((id) => [id, states.get(id) ?? NOT_COOLING])),
     }),
   });
   return { ...store, run: (fn) => store.run((r) => fn(wrap(r))), transaction: (fn) => store.transaction((r) => fn(wrap(r))) };
@@ -115,10 +117,32 @@ describe('DeliveryWorker sharing its slots', () => {
     expect(deferred.every(([, reason]) => reason === 'in_flight_cap')).toBe(true);
   });
 
+  it("runs at most half its slots for one application's subscriptions together, and gives another application's deliveries the rest at once", async () => {
+    const many = randomUUID();
+    const paths = ['/many-1', '/many-2', '/many-3'];
+    const crowd = paths.map((path) => subscriptionWithDeliveries(path, 6, many));
+    const other = subscriptionWithDeliveries('/other', 2);
+    // The fake store leases in this order: all of them at once (the shares of the real lease are tested on the databases).
+    const store = seeded(other, ...crowd);
+    const { client, calls } = slowClient(40, () => 200);
+    const deferred: Array<[number, DeferralReason]> = [];
+
+    await runWorker(store, client, () => store.tables.deliveries.every((d) => d.state === 'delivered'), { concurrency: 8, maxInFlightPerSubscription: 4, deferred });
+
+    expect(calls.filter((c) => paths.includes(c.path))).toHaveLength(18);
+    // 3 subscriptions of 4 slots each could take 12 of the 8 slots: the application gets 4.
+    expect(mostAtOnce(calls, paths)).toBe(4);
+    // The other application's deliveries went in the first round, beside the first four: the free slots were theirs.
+    const lastOther = Math.max(...calls.filter((c) => c.path === '/other').map((c) => c.started));
+    const manyStarts = calls.filter((c) => paths.includes(c.path)).map((c) => c.started).sort((a, b) => a - b);
+    expect(lastOther).toBeLessThan(manyStarts[4] as number);
+    expect(deferred.some(([, reason]) => reason === 'application_cap')).toBe(true);
+  });
+
   it('sends one attempt at a time once 5 attempts in a row failed, and all of them again after a success', async () => {
     const failing = subscriptionWithDeliveries('/failing', 8);
     const fake = seeded(failing);
-    const store = keepingStreaks(fake);
+    const store = keepingCoolingStates(fake);
     let answer = 500;
     const { client, calls } = slowClient(30, () => answer);
     const deferred: Array<[number, DeferralReason]> = [];

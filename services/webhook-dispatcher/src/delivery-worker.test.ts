@@ -40,7 +40,8 @@ function seeded(opts: { status?: WebhookSubscriptionRow['status']; secret?: bool
     ...pendingDelivery({ applicationId: subscription.applicationId, subscriptionId: subscription.id, eventId: randomUUID(), eventType: 'domain.ready', payload: '{"id":"e1"}', replayOf: null }, T0),
     attempts: opts.attempts ?? 0,
   };
-  const secrets = opts.secret === false ? [] : [{ id: randomUUID(), subscriptionId: subscription.id, secretSealed: encryptSecret(SECRET, KEY), createdAt: T0, expiresAt: null }];
+  const secretId = randomUUID();
+  const secrets = opts.secret === false ? [] : [{ id: secretId, subscriptionId: subscription.id, secretSealed: encryptSecret(SECRET, KEY, { purpose: 'webhook-secret', id: secretId }), createdAt: T0, expiresAt: null }];
   return { store: fakeStore({ subscriptions: [subscription], secrets, deliveries: [delivery] }), delivery };
 }
 

@@ -4,13 +4,15 @@
 // slot plus the longest attempt, so no other replica takes a delivery while
 // this one holds it; a dispatcher that dies loses only its leases, which fall
 // due again when they run out. A restart loses nothing.
-// Sending is shared between subscriptions (DECISIONS §10): each lease takes
-// every due subscription's earliest deliveries, at most twice its slots (what
-// runs and as many waiting), and the waiting line serves subscriptions in turn
-// (FairQueue), at most WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION running, one
-// while the subscription is cooling.
+// Sending is shared between subscriptions and applications (DECISIONS §10):
+// each lease takes every due subscription's earliest deliveries, at most twice
+// its slots (what runs and as many waiting), and of one application's
+// subscriptions together at most twice the application's slots (half the
+// worker's); the waiting line serves subscriptions in turn (FairQueue), at most
+// WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION running, one while the subscription is
+// cooling, and at most half the worker's slots for one application.
 import { randomUUID } from 'node:crypto';
-import { errorMessage, decryptSecret, GroupCommit, isCooling, retryDelayAfter, type DeliveryState } from '@cds/core';
+import { errorMessage, decryptSecret, GroupCommit, SEAL_PURPOSES, applicationSlots, isCooling, NOT_COOLING, retryDelayAfter, type CoolingState, type DeliveryState } from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import { countAttempt } from './dispatcher-metrics';
@@ -45,6 +47,8 @@ interface Leased {
   leaseId: string;
   subscription: WebhookSubscriptionRow | undefined;
   secrets: string[];
+  /** Why a signing secret of the subscription did not open (the attempt's error when none did). */
+  unreadable?: string;
 }
 
 export class DeliveryWorker {
@@ -55,6 +59,8 @@ export class DeliveryWorker {
   private readonly queue: FairQueue<Leased>;
   /** Deliveries of one subscription held at most: as many waiting as may run. */
   private readonly perSubscription: number;
+  /** Deliveries of one application's subscriptions together held at most: as many waiting as may run. */
+  private readonly perApplication: number;
   private readonly outcomes: GroupCommit<WebhookAttemptResult, boolean>;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -64,8 +70,15 @@ export class DeliveryWorker {
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     const maxInFlight = opts.maxInFlightPerSubscription ?? opts.concurrency;
-    this.queue = new FairQueue<Leased>({ maxInFlight, ...(opts.onDeferred ? { onDeferred: opts.onDeferred } : {}) });
+    const maxInFlightPerApplication = applicationSlots(opts.concurrency);
+    this.queue = new FairQueue<Leased>({
+      maxInFlight,
+      maxInFlightPerApplication,
+      applicationOf: (leased) => leased.delivery.applicationId,
+      ...(opts.onDeferred ? { onDeferred: opts.onDeferred } : {}),
+    });
     this.perSubscription = 2 * maxInFlight;
+    this.perApplication = 2 * maxInFlightPerApplication;
     this.outcomes = new GroupCommit(async (results) => {
       const written = new Set(await opts.store.run((r) => r.webhookDeliveries.recordAttempts(results)));
       return results.map((result) => written.has(result.attempt.deliveryId));
@@ -114,7 +127,7 @@ export class DeliveryWorker {
   }
 
   /** Queues leased deliveries by subscription; a cooling one keeps one, the others are given back. */
-  private enqueue(leased: Leased[], streaks: ReadonlyMap<string, number>, readAt: number): void {
+  private enqueue(leased: Leased[], states: ReadonlyMap<string, CoolingState>, readAt: number): void {
     const bySubscription = new Map<string, Leased[]>();
     for (const item of leased) {
       const list = bySubscription.get(item.delivery.subscriptionId) ?? [];
@@ -122,7 +135,7 @@ export class DeliveryWorker {
       bySubscription.set(item.delivery.subscriptionId, list);
     }
     const back: Leased[] = [];
-    for (const [subscriptionId, items] of bySubscription) back.push(...this.queue.add(subscriptionId, items, streaks.get(subscriptionId) ?? 0, readAt));
+    for (const [subscriptionId, items] of bySubscription) back.push(...this.queue.add(subscriptionId, items, states.get(subscriptionId) ?? NOT_COOLING, readAt));
     this.giveBack(back);
   }
 
@@ -195,11 +208,14 @@ export class DeliveryWorker {
       const leaseId = randomUUID();
       const leaseUntil = this.leaseEnd(now);
       const readAt = this.queue.mark();
-      const shares = { perSubscription: this.perSubscription, held: this.queue.held() };
+      const shares = {
+        perSubscription: this.perSubscription, held: this.queue.held(),
+        perApplication: this.perApplication, heldByApplication: this.queue.heldByApplication(),
+      };
       const claimed = await store.run((r) => r.webhookDeliveries.claimDue(now, room, leaseId, leaseUntil, shares));
       if (claimed.length === 0) return;
-      const { leased, streaks } = await this.withTargets(claimed, leaseId, now);
-      this.enqueue(leased, streaks, readAt);
+      const { leased, states } = await this.withTargets(claimed, leaseId, now);
+      this.enqueue(leased, states, readAt);
       this.startReady();
       // Fewer than asked: nothing more is due, or what is due waits for its subscription's turn.
       if (claimed.length < room) return;
@@ -209,16 +225,18 @@ export class DeliveryWorker {
   /**
    * A lease for new deliveries the fan-out writes: how many this worker can
    * take now, of each subscription (none of a cooling one: the next lease gives
-   * its one turn), and until when it holds them.
+   * its one turn) and of each application, and until when it holds them.
    */
   leaseForNew(): FanOutLease {
     const now = this.opts.now();
     const held = this.queue.held();
+    const heldByApplication = this.queue.heldByApplication();
     return {
       leaseId: randomUUID(),
       leaseUntil: this.leaseEnd(now),
       room: this.room(),
-      roomOf: (subscriptionId, failures) => (isCooling(failures) ? 0 : Math.max(0, this.perSubscription - (held.get(subscriptionId) ?? 0))),
+      roomOf: (subscriptionId, state) => (isCooling(state) ? 0 : Math.max(0, this.perSubscription - (held.get(subscriptionId) ?? 0))),
+      roomOfApplication: (applicationId) => Math.max(0, this.perApplication - (heldByApplication.get(applicationId) ?? 0)),
       readAt: this.queue.mark(),
     };
   }
@@ -226,7 +244,7 @@ export class DeliveryWorker {
   /** Deliveries the fan-out wrote leased to this worker: sent without being read back. */
   adopt(lease: FanOutLease, leased: FanOutResult['leased']): void {
     if (leased.deliveries.length === 0) return;
-    this.enqueue(this.targeted(leased.deliveries, lease.leaseId, leased.subscriptions, leased.secrets), leased.failureStreaks, lease.readAt ?? this.queue.mark());
+    this.enqueue(this.targeted(leased.deliveries, lease.leaseId, leased.subscriptions, leased.secrets), leased.coolingStates, lease.readAt ?? this.queue.mark());
     this.startReady();
   }
 
@@ -234,31 +252,38 @@ export class DeliveryWorker {
     return new Date(now.getTime() + 2 * this.opts.send.timeoutMs + LEASE_MARGIN_MS);
   }
 
-  private async withTargets(deliveries: WebhookDeliveryRow[], leaseId: string, now: Date): Promise<{ leased: Leased[]; streaks: Map<string, number> }> {
+  private async withTargets(deliveries: WebhookDeliveryRow[], leaseId: string, now: Date): Promise<{ leased: Leased[]; states: Map<string, CoolingState> }> {
     const ids = [...new Set(deliveries.map((d) => d.subscriptionId))];
-    const [subscriptions, secrets, streaks] = await this.opts.store.run(async (r) => [
+    const [subscriptions, secrets, states] = await this.opts.store.run(async (r) => [
       await r.webhookSubscriptions.findMany(ids),
       await r.webhookSubscriptions.signingSecrets(ids, now),
-      await r.webhookSubscriptions.failureStreaks(ids),
+      await r.webhookSubscriptions.coolingStates(ids),
     ] as const);
-    return { leased: this.targeted(deliveries, leaseId, subscriptions, secrets), streaks };
+    return { leased: this.targeted(deliveries, leaseId, subscriptions, secrets), states };
   }
 
   private targeted(deliveries: WebhookDeliveryRow[], leaseId: string, subscriptions: WebhookSubscriptionRow[], secrets: WebhookSecretRow[]): Leased[] {
     const bySubscription = new Map<string, string[]>();
+    const unreadable = new Map<string, string>();
     for (const secret of secrets) {
       const list = bySubscription.get(secret.subscriptionId) ?? [];
-      list.push(decryptSecret(secret.secretSealed, this.opts.encryptionKey));
+      try {
+        list.push(decryptSecret(secret.secretSealed, this.opts.encryptionKey, { purpose: SEAL_PURPOSES.webhookSecret, id: secret.id }));
+      } catch (err) {
+        // One row's fault (altered, or copied from another row): the subscription's other secrets still sign, and other subscriptions are untouched.
+        unreadable.set(secret.subscriptionId, errorMessage(err));
+        this.opts.logger.error('a webhook signing secret does not open', { subscription_id: secret.subscriptionId, secret_id: secret.id, error: errorMessage(err) });
+      }
       bySubscription.set(secret.subscriptionId, list);
     }
     const byId = new Map(subscriptions.map((s) => [s.id, s]));
     return deliveries.map((delivery) => ({
-      delivery, leaseId, subscription: byId.get(delivery.subscriptionId), secrets: bySubscription.get(delivery.subscriptionId) ?? [],
+      delivery, leaseId, subscription: byId.get(delivery.subscriptionId), secrets: bySubscription.get(delivery.subscriptionId) ?? [], unreadable: unreadable.get(delivery.subscriptionId),
     }));
   }
 
   /** One attempt and its outcome written: whether it delivered, null when nothing was sent. */
-  private async attempt({ delivery, leaseId, subscription, secrets }: Leased): Promise<boolean | null> {
+  private async attempt({ delivery, leaseId, subscription, secrets, unreadable }: Leased): Promise<boolean | null> {
     // Revoked after the lease was taken: the revocation abandoned the delivery; send nothing.
     if (!subscription || subscription.status !== 'active') return null;
     const startedAt = this.opts.now();
@@ -266,7 +291,7 @@ export class DeliveryWorker {
     const started = performance.now();
     const outcome: AttemptOutcome =
       secrets.length === 0
-        ? { delivered: false, statusCode: null, error: 'the subscription has no signing secret' }
+        ? { delivered: false, statusCode: null, error: unreadable ?? 'the subscription has no signing secret' }
         : await sendDelivery(
             { url: subscription.url, eventId: delivery.eventId, eventType: delivery.eventType, payload: delivery.payload, secrets },
             this.opts.send,

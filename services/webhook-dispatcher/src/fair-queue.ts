@@ -1,15 +1,21 @@
 // The worker's waiting line (DECISIONS §10), no I/O: one lane per
-// subscription, lanes served in turn, and at most `maxInFlight` attempts of one
-// subscription running at once (one while it is cooling). A subscription whose
-// receiver hangs fills its own slots, never the others'.
-import { failureStreakAfter, isCooling, subscriptionSlots } from '@cds/core';
+// subscription, lanes served in turn, at most `maxInFlight` attempts of one
+// subscription running at once (one while it is cooling), and at most
+// `maxInFlightPerApplication` of one application's subscriptions together. A
+// subscription whose receiver hangs fills its own slots, never the others', and
+// an application with many subscriptions fills its own share of the slots.
+import { coolingAfter, isCooling, NOT_COOLING, subscriptionSlots, type CoolingState } from '@cds/core';
 
-export const DEFERRAL_REASONS = { inFlightCap: 'in_flight_cap', cooling: 'cooling' } as const;
+export const DEFERRAL_REASONS = { inFlightCap: 'in_flight_cap', cooling: 'cooling', applicationCap: 'application_cap' } as const;
 export type DeferralReason = (typeof DEFERRAL_REASONS)[keyof typeof DEFERRAL_REASONS];
 
-export interface FairQueueOptions {
+export interface FairQueueOptions<T> {
   /** Attempts of one subscription that run at once; a cooling one gets 1. */
   maxInFlight: number;
+  /** Attempts of one application's subscriptions together that run at once (default: no cap of its own). */
+  maxInFlightPerApplication?: number;
+  /** The application an item's subscription belongs to (default: one application for all). */
+  applicationOf?: (item: T) => string;
   /** Items that waited for their subscription's turn while a slot was free, counted once each (and those given back on cooling). */
   onDeferred?: (count: number, reason: DeferralReason) => void;
 }
@@ -21,18 +27,19 @@ interface Waiting<T> {
 
 interface Lane<T> {
   subscriptionId: string;
+  applicationId: string;
   waiting: Array<Waiting<T>>;
   running: number;
 }
 
-/** A subscription's failure streak as this queue knows it, and the outcome count (`seq`) it dates from. */
-interface Streak {
-  failures: number;
+/** A subscription's cooling state as this queue knows it, and the outcome count (`seq`) it dates from. */
+interface Known {
+  state: CoolingState;
   seq: number;
 }
 
-/** Streaks remembered for subscriptions that no longer hold anything here: only a read still running needs them. */
-const REMEMBERED_STREAKS = 4096;
+/** States remembered for subscriptions that no longer hold anything here: only a read still running needs them. */
+const REMEMBERED_STATES = 4096;
 
 export interface Taken<T> {
   subscriptionId: string;
@@ -45,11 +52,13 @@ export class FairQueue<T> {
   private ring: Array<Lane<T>> = [];
   private turn = 0;
   private waitingCount = 0;
-  private readonly streaks = new Map<string, Streak>();
+  private readonly states = new Map<string, Known>();
+  /** Attempts running, by application id. */
+  private readonly runningByApplication = new Map<string, number>();
   /** Outcomes seen so far. */
   private seq = 0;
 
-  constructor(private readonly opts: FairQueueOptions) {}
+  constructor(private readonly opts: FairQueueOptions<T>) {}
 
   /** Items waiting for a slot. */
   get waiting(): number {
@@ -66,15 +75,16 @@ export class FairQueue<T> {
   }
 
   /**
-   * Adds leased items of one subscription, with its failure streak as a read
+   * Adds leased items of one subscription, with its cooling state as a read
    * started at `readAt` (mark()) found it. Returns the items it must not hold:
    * a cooling subscription holds one delivery at most (the others go back to
    * the database, due now).
    */
-  add(subscriptionId: string, items: T[], failures: number, readAt: number): T[] {
-    const lane = this.lane(subscriptionId);
-    const known = this.streaks.get(subscriptionId);
-    if (!known || known.seq <= readAt) this.remember(subscriptionId, { failures, seq: readAt });
+  add(subscriptionId: string, items: T[], state: CoolingState, readAt: number): T[] {
+    if (items.length === 0) return [];
+    const lane = this.lane(subscriptionId, this.opts.applicationOf?.(items[0] as T) ?? '');
+    const known = this.states.get(subscriptionId);
+    if (!known || known.seq <= readAt) this.remember(subscriptionId, { state, seq: readAt });
     lane.waiting.push(...items.map((item) => ({ item, deferred: false })));
     this.waitingCount += items.length;
     return this.trimCooling(lane);
@@ -91,9 +101,14 @@ export class FairQueue<T> {
         this.defer(lane.waiting.filter((w) => !w.deferred), this.cooling(lane.subscriptionId) ? DEFERRAL_REASONS.cooling : DEFERRAL_REASONS.inFlightCap);
         continue;
       }
+      if (this.applicationFree(lane.applicationId) <= 0) {
+        this.defer(lane.waiting.filter((w) => !w.deferred), DEFERRAL_REASONS.applicationCap);
+        continue;
+      }
       const next = lane.waiting.shift() as Waiting<T>;
       this.waitingCount -= 1;
       lane.running += 1;
+      this.runningByApplication.set(lane.applicationId, this.applicationRunning(lane.applicationId) + 1);
       // Not wrapped: a lane that joins now (at the end) is the one after this.
       this.turn = index + 1;
       return { subscriptionId: lane.subscriptionId, item: next.item };
@@ -103,16 +118,21 @@ export class FairQueue<T> {
 
   /**
    * An attempt of the subscription ended: its slot is free, and its outcome
-   * (`delivered`; null: nothing was sent) moves the streak. Returns the items
-   * to give back when this made the subscription cooling.
+   * (`delivered`; null: nothing was sent) moves its cooling state. Returns the
+   * items to give back when this made the subscription cooling.
    */
   finish(subscriptionId: string, delivered: boolean | null): T[] {
     const lane = this.lanes.get(subscriptionId);
     if (!lane) return [];
-    lane.running = Math.max(0, lane.running - 1);
+    if (lane.running > 0) {
+      lane.running -= 1;
+      const running = this.applicationRunning(lane.applicationId) - 1;
+      if (running > 0) this.runningByApplication.set(lane.applicationId, running);
+      else this.runningByApplication.delete(lane.applicationId);
+    }
     if (delivered !== null) {
       this.seq += 1;
-      this.remember(subscriptionId, { failures: failureStreakAfter(this.failures(subscriptionId), delivered), seq: this.seq });
+      this.remember(subscriptionId, { state: coolingAfter(this.state(subscriptionId), delivered), seq: this.seq });
     }
     const back = this.trimCooling(lane);
     this.prune(lane);
@@ -124,16 +144,33 @@ export class FairQueue<T> {
     return new Map(this.ring.map((lane) => [lane.subscriptionId, lane.running + lane.waiting.length]));
   }
 
-  /** Waiting items whose subscription has a free slot: what could start now. */
+  /** Deliveries held per application id: running or waiting (the lease's `heldByApplication`). */
+  heldByApplication(): Map<string, number> {
+    const held = new Map<string, number>();
+    for (const lane of this.ring) held.set(lane.applicationId, (held.get(lane.applicationId) ?? 0) + lane.running + lane.waiting.length);
+    return held;
+  }
+
+  /** Waiting items whose subscription and application have a free slot: what could start now. */
   runnable(): number {
+    const byApplication = new Map<string, number>();
+    for (const lane of this.ring) {
+      const free = Math.min(lane.waiting.length, Math.max(0, this.slots(lane) - lane.running));
+      byApplication.set(lane.applicationId, (byApplication.get(lane.applicationId) ?? 0) + free);
+    }
     let count = 0;
-    for (const lane of this.ring) count += Math.min(lane.waiting.length, Math.max(0, this.slots(lane) - lane.running));
+    for (const [applicationId, free] of byApplication) count += Math.min(free, Math.max(0, this.applicationFree(applicationId)));
     return count;
+  }
+
+  /** Attempts of the application's subscriptions running now. */
+  applicationRunning(applicationId: string): number {
+    return this.runningByApplication.get(applicationId) ?? 0;
   }
 
   /** Whether the subscription is cooling as this queue knows it. */
   cooling(subscriptionId: string): boolean {
-    return isCooling(this.failures(subscriptionId));
+    return isCooling(this.state(subscriptionId));
   }
 
   /** Removes and returns every waiting item (the worker stops). */
@@ -148,28 +185,32 @@ export class FairQueue<T> {
   }
 
   private slots(lane: Lane<T>): number {
-    return subscriptionSlots(this.failures(lane.subscriptionId), this.opts.maxInFlight);
+    return subscriptionSlots(this.state(lane.subscriptionId), this.opts.maxInFlight);
   }
 
-  private failures(subscriptionId: string): number {
-    return this.streaks.get(subscriptionId)?.failures ?? 0;
+  private applicationFree(applicationId: string): number {
+    return (this.opts.maxInFlightPerApplication ?? Number.POSITIVE_INFINITY) - this.applicationRunning(applicationId);
   }
 
-  /** Newest last, so the oldest streaks of idle subscriptions are forgotten first. */
-  private remember(subscriptionId: string, streak: Streak): void {
-    this.streaks.delete(subscriptionId);
-    this.streaks.set(subscriptionId, streak);
-    if (this.streaks.size <= REMEMBERED_STREAKS) return;
-    for (const id of this.streaks.keys()) {
-      if (this.streaks.size <= REMEMBERED_STREAKS) break;
-      if (!this.lanes.has(id)) this.streaks.delete(id);
+  private state(subscriptionId: string): CoolingState {
+    return this.states.get(subscriptionId)?.state ?? NOT_COOLING;
+  }
+
+  /** Newest last, so the oldest states of idle subscriptions are forgotten first. */
+  private remember(subscriptionId: string, known: Known): void {
+    this.states.delete(subscriptionId);
+    this.states.set(subscriptionId, known);
+    if (this.states.size <= REMEMBERED_STATES) return;
+    for (const id of this.states.keys()) {
+      if (this.states.size <= REMEMBERED_STATES) break;
+      if (!this.lanes.has(id)) this.states.delete(id);
     }
   }
 
-  private lane(subscriptionId: string): Lane<T> {
+  private lane(subscriptionId: string, applicationId: string): Lane<T> {
     let lane = this.lanes.get(subscriptionId);
     if (!lane) {
-      lane = { subscriptionId, waiting: [], running: 0 };
+      lane = { subscriptionId, applicationId, waiting: [], running: 0 };
       this.lanes.set(subscriptionId, lane);
       // A new lane's first turn comes after every lane already waiting.
       this.ring.push(lane);

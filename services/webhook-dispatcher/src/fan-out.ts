@@ -1,3 +1,4 @@
+import { NOT_COOLING, type CoolingState } from '@cds/core';
 import { pendingDelivery, type DataStore, type WebhookDeliveryRow, type WebhookSecretRow, type WebhookSubscriptionRow } from '@cds/data';
 import type { EventEmittedPayload } from '@cds/messaging';
 
@@ -12,40 +13,47 @@ export interface FanOutLease {
   leaseUntil: Date;
   /** How many of the new deliveries may be leased (the worker's free room); the others are due now for any dispatcher. */
   room: number;
-  /** How many of one subscription's, given its failure streak (DECISIONS §10); no cap of its own when absent. */
-  roomOf?: (subscriptionId: string, failures: number) => number;
-  /** The worker's outcome count when the lease was made (FairQueue.mark): the streaks read here are at least that fresh. */
+  /** How many of one subscription's, given its cooling state (DECISIONS §10); no cap of its own when absent. */
+  roomOf?: (subscriptionId: string, state: CoolingState) => number;
+  /** How many of one application's subscriptions' together; no cap of its own when absent. */
+  roomOfApplication?: (applicationId: string) => number;
+  /** The worker's outcome count when the lease was made (FairQueue.mark): the cooling states read here are at least that fresh. */
   readAt?: number;
 }
 
 export interface FanOutResult {
   /** Per event, how many deliveries it created. */
   created: number[];
-  /** The new deliveries leased to `lease`, with their subscriptions, signing secrets and failure streaks. */
-  leased: { deliveries: WebhookDeliveryRow[]; subscriptions: WebhookSubscriptionRow[]; secrets: WebhookSecretRow[]; failureStreaks: Map<string, number> };
+  /** The new deliveries leased to `lease`, with their subscriptions, signing secrets and cooling states. */
+  leased: { deliveries: WebhookDeliveryRow[]; subscriptions: WebhookSubscriptionRow[]; secrets: WebhookSecretRow[]; coolingStates: Map<string, CoolingState> };
 }
 
 /**
  * One pending delivery per active subscription of each event's application
  * that wants its type, all in one transaction. Idempotent: an event fanned
  * out before creates nothing again. Up to `lease.room` of the new deliveries
- * (and `lease.roomOf` of one subscription's) are written leased to the caller,
- * who sends them without reading them back (it read their subscriptions,
- * secrets and failure streaks here); the rest are due now.
+ * (`lease.roomOf` of one subscription's, `lease.roomOfApplication` of one
+ * application's) are written leased to the caller, who sends them without
+ * reading them back (it read their subscriptions, secrets and cooling states
+ * here); the rest are due now.
  */
 export async function fanOutEvents(store: DataStore, events: EventEmittedPayload[], now: Date, lease: FanOutLease): Promise<FanOutResult> {
   const applicationIds = [...new Set(events.map((e) => e.application_id.toLowerCase()))];
   return store.transaction(async (r) => {
     const subscriptions = await r.webhookSubscriptions.activeForFanOut(applicationIds);
     // Read only when something may be leased: a full worker leases nothing.
-    const streaks = lease.room > 0 && lease.roomOf ? await r.webhookSubscriptions.failureStreaks(subscriptions.map((s) => s.id)) : new Map<string, number>();
+    const states = lease.room > 0 && lease.roomOf ? await r.webhookSubscriptions.coolingStates(subscriptions.map((s) => s.id)) : new Map<string, CoolingState>();
     let room = lease.room;
     const taken = new Map<string, number>();
-    const mayLease = (subscriptionId: string): boolean => {
+    const takenOfApplication = new Map<string, number>();
+    const mayLease = ({ id, applicationId }: WebhookSubscriptionRow): boolean => {
       if (room <= 0) return false;
-      const count = taken.get(subscriptionId) ?? 0;
-      if (lease.roomOf && count >= lease.roomOf(subscriptionId, streaks.get(subscriptionId) ?? 0)) return false;
-      taken.set(subscriptionId, count + 1);
+      const count = taken.get(id) ?? 0;
+      if (lease.roomOf && count >= lease.roomOf(id, states.get(id) ?? NOT_COOLING)) return false;
+      const ofApplication = takenOfApplication.get(applicationId) ?? 0;
+      if (lease.roomOfApplication && ofApplication >= lease.roomOfApplication(applicationId)) return false;
+      taken.set(id, count + 1);
+      takenOfApplication.set(applicationId, ofApplication + 1);
       room -= 1;
       return true;
     };
@@ -57,7 +65,7 @@ export async function fanOutEvents(store: DataStore, events: EventEmittedPayload
         .filter((s) => s.applicationId === applicationId && s.events.includes(event.type))
         .map((s): WebhookDeliveryRow => {
           const row = pendingDelivery({ applicationId: s.applicationId, subscriptionId: s.id, eventId, eventType: event.type, payload, replayOf: null }, now);
-          return mayLease(s.id) ? { ...row, leaseId: lease.leaseId, nextAttemptAt: lease.leaseUntil } : row;
+          return mayLease(s) ? { ...row, leaseId: lease.leaseId, nextAttemptAt: lease.leaseUntil } : row;
         });
     });
     const inserted = new Set(await r.webhookDeliveries.insertMany(perEvent.flat()));
@@ -69,7 +77,7 @@ export async function fanOutEvents(store: DataStore, events: EventEmittedPayload
         deliveries,
         subscriptions: subscriptions.filter((s) => leasedSubscriptions.includes(s.id)),
         secrets: await r.webhookSubscriptions.signingSecrets(leasedSubscriptions, now),
-        failureStreaks: new Map(leasedSubscriptions.map((id) => [id, streaks.get(id) ?? 0])),
+        coolingStates: new Map(leasedSubscriptions.map((id) => [id, states.get(id) ?? NOT_COOLING])),
       },
     };
   });

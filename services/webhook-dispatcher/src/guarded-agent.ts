@@ -15,12 +15,18 @@ export interface TargetPolicy {
   allowPrivateCidrs: readonly string[];
 }
 
-/** A receiver address the policy forbids; nothing was sent to it. */
+/**
+ * A receiver address the policy forbids; nothing was sent to it. The message
+ * (the attempt's error, shown to the application) names the URL's host and the
+ * reason, never the address the host resolved to.
+ */
 export class RefusedAddressError extends Error {
   readonly code = 'EREFUSEDADDRESS';
-  constructor(readonly problem: WebhookUrlProblem) {
-    const where = problem.address ? ` ${problem.address}${problem.embedded_ipv4 ? ` (carries ${problem.embedded_ipv4})` : ''}` : '';
-    super(problem.reason === 'unresolvable' ? 'the receiver host name does not resolve' : `refused to connect to${where}: ${problem.reason} address`);
+  constructor(
+    readonly host: string,
+    readonly problem: WebhookUrlProblem,
+  ) {
+    super(problem.reason === 'unresolvable' ? 'the receiver host name does not resolve' : `refused to connect to ${host}: ${problem.reason} address`);
     this.name = 'RefusedAddressError';
   }
 }
@@ -31,7 +37,7 @@ function guardedLookup(policy: TargetPolicy): LookupFunction {
       (found) => {
         const problem = refusedAddress(found, policy.allowPrivateCidrs);
         if (problem) {
-          callback(new RefusedAddressError(problem), '', 4);
+          callback(new RefusedAddressError(hostname, problem), '', 4);
           return;
         }
         const addresses = found

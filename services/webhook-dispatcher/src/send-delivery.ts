@@ -69,12 +69,27 @@ async function drainAtMost(stream: Readable, limit: number): Promise<void> {
   }
 }
 
-/** The attempt's error: the timeout, the refused address, or the error's text led by its code. */
-function attemptError(err: unknown, timedOut: boolean, timeoutMs: number): string {
+/** The address a network error names (Node's errors carry it; axios wraps them as `cause`). */
+function addressIn(err: unknown): string | null {
+  for (const candidate of [err, (err as { cause?: unknown } | null)?.cause]) {
+    const address = (candidate as { address?: unknown } | null)?.address;
+    if (typeof address === 'string' && address !== '') return address;
+  }
+  return null;
+}
+
+/**
+ * The attempt's error: the timeout, the refused address, or the error's text
+ * led by its code, with the URL's `host` where the text named the address it
+ * resolved to (the history shows the application its receiver's host, not the
+ * deployment's addresses).
+ */
+function attemptError(err: unknown, timedOut: boolean, timeoutMs: number, host: string): string {
   if (timedOut) return `no answer within ${timeoutMs} ms`;
   const cause = (err as { cause?: unknown } | null)?.cause;
   if (cause instanceof RefusedAddressError) return cause.message;
-  const message = errorMessage(err);
+  const address = addressIn(err);
+  const message = address === null ? errorMessage(err) : errorMessage(err).split(address).join(host);
   const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
@@ -85,7 +100,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, opts: SendOptions
   if (!parsed.ok) return { delivered: false, statusCode: null, error: `invalid webhook URL: ${parsed.problem.reason}` };
   if (parsed.ipLiteral !== null) {
     const problem = refusedAddress([parsed.ipLiteral], opts.policy.allowPrivateCidrs);
-    if (problem) return { delivered: false, statusCode: null, error: new RefusedAddressError(problem).message };
+    if (problem) return { delivered: false, statusCode: null, error: new RefusedAddressError(parsed.hostname, problem).message };
   }
 
   const timestamp = Math.floor(opts.now().getTime() / 1000);
@@ -113,7 +128,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, opts: SendOptions
     const outcome = answerOutcome(statusCode);
     return { delivered: outcome.delivered, statusCode, error: outcome.delivered ? null : outcome.error };
   } catch (err) {
-    return { delivered: false, statusCode, error: attemptError(err, timedOut, opts.timeoutMs) };
+    return { delivered: false, statusCode, error: attemptError(err, timedOut, opts.timeoutMs, parsed.hostname) };
   } finally {
     clearTimeout(timer);
   }

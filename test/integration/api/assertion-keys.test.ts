@@ -89,11 +89,11 @@ it('stores the secret sealed with DATA_ENCRYPTION_KEY, recoverable to sign asser
   expect(row).not.toBeNull();
   const sealed = row?.secretSealed ?? '';
   expect(sealed).not.toContain(issued.secret);
-  expect(decryptSecret(sealed, api.config.dataEncryptionKey)).toBe(issued.secret);
+  expect(decryptSecret(sealed, api.config.dataEncryptionKey, { purpose: 'assertion-key', id: issued.kid })).toBe(issued.secret);
 
   // An assertion signed with the recovered secret verifies with the secret the operator was shown.
   const token = await signAssertion({
-    kid: issued.kid, secret: decryptSecret(sealed, api.config.dataEncryptionKey), slug, domainId: '5b0c3f0e-8a0e-4d5e-9d8a-2f0a4b6c7d8e',
+    kid: issued.kid, secret: decryptSecret(sealed, api.config.dataEncryptionKey, { purpose: 'assertion-key', id: issued.kid }), slug, domainId: '5b0c3f0e-8a0e-4d5e-9d8a-2f0a4b6c7d8e',
     hostname: 'shop.example.com', reference: 'r-1', now: new Date(),
   });
   const [header, payload, signature] = token.split('.') as [string, string, string];

@@ -34,7 +34,7 @@ describe('a created domain', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
     const d = res.body;
-    expect(Object.keys(d).sort()).toEqual(['checks', 'created_at', 'deleted_at', 'dns_records', 'hostname', 'id', 'metadata', 'reference', 'status', 'updated_at']);
+    expect(Object.keys(d).sort()).toEqual(['checks', 'created_at', 'deleted_at', 'dns_records', 'hostname', 'id', 'metadata', 'redirect_to', 'reference', 'status', 'updated_at']);
     expect(d.id).toMatch(UUID);
     expect(d.hostname).toBe('shop.example.com');
     expect(d.reference).toBe(reference);

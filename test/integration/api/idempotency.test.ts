@@ -159,6 +159,35 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(201);
     expectReplayOf(await create(body, k, appKey), res, 200);
   });
+
+  it('lets exactly one of many concurrent retries take over an abandoned key, and keeps the answer of the one that did', async () => {
+    const k = newKey();
+    const body = { hostname: 'taken-over.example.com', reference: 'ws' };
+    const { slug, key: appKey } = await api.createApplication(undefined, UNLIMITED);
+    const applicationId = ((await api.store.run((r) => r.applications.findLiveBySlug(slug))) as { id: string }).id;
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    expect(await api.store.run((r) =>
+      r.idempotency.tryInsert({
+        applicationId, key: k, requestHash: 'left-by-a-crashed-process', state: 'in_progress',
+        responseStatus: null, responseBody: null, createdAt: twoMinutesAgo, expiresAt: new Date(twoMinutesAgo.getTime() + 86_400_000),
+      }),
+    )).toBe(true);
+
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(body, k, appKey)));
+
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(1);
+    const [winner] = created as [Answer];
+    for (const a of answers.filter((x) => x !== winner)) {
+      if (a.status === 200) expectReplayOf(a, winner, 200);
+      else expectError(a, 409, 'idempotency_request_in_progress');
+    }
+    expect((await domainsNamed(body.hostname, appKey)).map((d) => d.id)).toEqual([winner.body.id]);
+    const stored = await api.store.run((r) => r.idempotency.find(applicationId, k));
+    expect(stored).toMatchObject({ state: 'completed', responseStatus: 201 });
+    expect(JSON.parse((stored as IdempotencyRow).responseBody as string)).toEqual(winner.body);
+    expectReplayOf(await create(body, k, appKey), winner, 200);
+  });
 });
 
 describe('Idempotency-Key whose request died after its domain was committed', () => {
@@ -183,7 +212,7 @@ describe('Idempotency-Key whose request died after its domain was committed', ()
     const row = await clocked.store.run((r) => r.idempotency.find(applicationId, k));
     expect(row?.state).toBe('completed');
     await clocked.store.run(async (r) => {
-      await r.idempotency.delete(applicationId, k);
+      await r.idempotency.delete(applicationId, k, (row as IdempotencyRow).createdAt);
       await r.idempotency.tryInsert({ ...(row as IdempotencyRow), state: 'in_progress', responseStatus: null, responseBody: null });
     });
     expectError(await send(), 409, 'idempotency_request_in_progress');

@@ -109,7 +109,7 @@ test('two first orders at once under an account the CA does not know yet registe
   // A new account key, as on a new deployment; the stack's checker keeps the client it already made.
   const shared = await api.store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
   const fresh = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  await api.store.run((r) => r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(fresh, api.config.dataEncryptionKey)));
+  await api.store.run((r) => r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(fresh, api.config.dataEncryptionKey, { purpose: 'setting', id: ACME_SETTINGS.accountKeySealed })));
   try {
     const issuer = anotherIssuer({ perHour: 1_000_000, perApplicationPerHour: 1_000_000 });
     const before = proxy.forwarded.length;

@@ -83,7 +83,7 @@ const eventsOf = async (domainId: string) => (await api.store.run((r) => r.outbo
  */
 async function deactivateAuthorizations(hostname: string): Promise<number> {
   const sealed = await api.store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
-  const client = new acme.Client({ directoryUrl: proxy.directoryUrl, accountKey: decryptSecret(sealed as string, api.config.dataEncryptionKey) });
+  const client = new acme.Client({ directoryUrl: proxy.directoryUrl, accountKey: decryptSecret(sealed as string, api.config.dataEncryptionKey, { purpose: 'setting', id: ACME_SETTINGS.accountKeySealed }) });
   await client.createAccount({ onlyReturnExisting: true });
   const urls = proxy.forwarded
     .filter((f) => f.payload !== null && Array.isArray(f.payload.identifiers) && orderNames(f.payload as OrderPayload).includes(hostname) && f.answer?.status === 201)

@@ -5,7 +5,7 @@
 // active origin.
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
 import { outboxSource } from '@cds/data';
-import type { Edge } from '@cds/edge-proxy';
+import type { Edge, EdgeObserver } from '@cds/edge-proxy';
 import { silentLogger, type Logger } from '@cds/logging';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
@@ -23,6 +23,10 @@ export interface AcmeStackOptions {
   /** CHECK_SCHEDULE_PENDING and CHECK_INTERVAL_LIVE (default 300ms). */
   schedule?: string;
   pollIntervalMs?: number;
+  /** What the edge reports as it answers (a test that times its HTTP-01 answers). */
+  edgeObserver?: EdgeObserver;
+  /** More configuration of the API and the checker (EDGE_ADDRESSES, …). */
+  env?: Record<string, string>;
   /** An issuer of the test's own, made once the stack's directory is known. */
   issuer?: (stack: { api: TestApi; directoryUrl: string; pebble: TestPebble; dns: CheckerDns }) => CertificateIssuer;
 }
@@ -85,7 +89,7 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     const schedule = opts.schedule ?? '300ms';
     const api = await startTestApi({
       EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: proxy.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
-      EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: schedule, CHECK_INTERVAL_LIVE: schedule,
+      EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: schedule, CHECK_INTERVAL_LIVE: schedule, ...opts.env,
     });
     stops.push(() => api.close());
     let bus: Bus;
@@ -99,7 +103,7 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     stops.push(() => bus.close());
     const relay = startOutboxRelay({ source: outboxSource(api.store), bus, intervalMs: 100 });
     stops.push(() => relay.stop());
-    const edge = await startTestEdge(api, httpPort, bus);
+    const edge = await startTestEdge(api, httpPort, bus, opts.edgeObserver);
     let edgeOpen = true;
     const closeEdge = async () => {
       if (!edgeOpen) return;

@@ -43,7 +43,7 @@ describe('check error codes', () => {
     const [certificate, keySealed] = stored as [string, string];
     await api.store.run(async (r) => {
       await r.settings.set(INTERNAL_CA_SETTINGS.certificate, ca.caPem);
-      await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, encryptSecret('not a key', Buffer.alloc(32, 7)));
+      await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, encryptSecret('not a key', Buffer.alloc(32, 7), { purpose: 'setting', id: INTERNAL_CA_SETTINGS.keySealed }));
     });
     const bus = new InProcessBus();
     try {

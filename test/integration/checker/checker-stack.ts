@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger } from '@cds/logging';
 import { InProcessBus, type Bus } from '@cds/messaging';
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
-import { startEdge, type Edge } from '@cds/edge-proxy';
+import { startEdge, type Edge, type EdgeObserver } from '@cds/edge-proxy';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
 import { startCheckerDns, type CheckerDns } from './checker-dns';
@@ -158,11 +158,12 @@ export async function activateOrigin(api: TestApi, slug: string, url: string, he
  * (EDGE_HTTP_PORT, where Pebble validates HTTP-01), HTTPS on a free port;
  * with `bus`, it hears `domain.changed`.
  */
-export function startTestEdge(api: TestApi, httpPort: number, bus?: Bus): Promise<Edge> {
+export function startTestEdge(api: TestApi, httpPort: number, bus?: Bus, observer?: EdgeObserver): Promise<Edge> {
   return startEdge({
     store: api.store,
     logger: silentLogger,
     ...(bus ? { bus } : {}),
+    ...(observer ? { observer } : {}),
     traffic: { record() {} },
     httpsPort: 0,
     httpPort,

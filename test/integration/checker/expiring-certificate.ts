@@ -34,6 +34,6 @@ export async function expiringCertificate(domain: { id: string; hostname: string
   const keyPem = `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
   return {
     hostname: domain.hostname, domainId: domain.id, issuer: 'acme', pemChain: certificate.toString('pem'),
-    keySealed: encryptSecret(keyPem, encryptionKey), notBefore: certificate.notBefore, notAfter: certificate.notAfter, createdAt: new Date(),
+    keySealed: encryptSecret(keyPem, encryptionKey, { purpose: 'certificate-key', id: domain.hostname }), notBefore: certificate.notBefore, notAfter: certificate.notAfter, createdAt: new Date(),
   };
 }

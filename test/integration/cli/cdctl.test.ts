@@ -206,6 +206,7 @@ describe('cdctl domain show', () => {
     expect(readable.stdout).toMatch(new RegExp(`^hostname +${hostname.replaceAll('.', '\\.')}$`, 'm'));
     expect(readable.stdout).toMatch(new RegExp(`^application +${slug}$`, 'm'));
     expect(readable.stdout).toMatch(/^status +pending_dns$/m);
+    expect(readable.stdout).toMatch(/^redirect_to +-$/m);
     expect(readable.stdout).toMatch(/^checks\ntype +status +error_code +observed_at +next_check_at +message\nownership +pending /m);
     expect(readable.stdout).toMatch(new RegExp(`^CNAME +${hostname.replaceAll('.', '\\.')} +edge\\.example\\.net$`, 'm'));
     expect(readable.stdout).toMatch(/^certificate\n\(none\)$/m);

@@ -93,6 +93,13 @@ test('domains: create (idempotent with the same key), list with filters, get, re
   expect(domain.dns_records.map((r) => r.purpose)).toEqual(['ownership', 'routing']);
   const replayed = await client.domains.create({ hostname, reference: 'ws-client', metadata: { plan: 'pro' } }, { idempotencyKey: `key-${process.pid}` });
   expect(replayed.id).toBe(domain.id);
+  expect(domain.redirect_to).toBeNull();
+  // redirect_to: another live domain of the application (DECISIONS §12).
+  const redirecting = await client.domains.create({ hostname: `shop.client-${process.pid}.com`, reference: 'ws-redirect', redirect_to: hostname });
+  expect(redirecting.redirect_to).toBe(hostname);
+  expect(await apiError(client.domains.create({ hostname: `old.client-${process.pid}.com`, reference: 'ws-redirect', redirect_to: 'elsewhere.example.org' }))).toMatchObject({
+    status: 422, code: 'validation_error', details: { field: 'redirect_to' },
+  });
 
   expect((await client.domains.list({ reference: 'ws-client' })).items.map((d) => d.id)).toEqual([domain.id]);
   expect((await client.domains.list({ reference: 'ws-client', status: 'ready' })).items).toEqual([]);

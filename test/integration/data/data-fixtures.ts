@@ -80,6 +80,7 @@ export function aDomain(applicationId: string, overrides: Partial<DomainRow> = {
     status: 'pending_dns',
     challengeToken: randomBytes(32).toString('hex'),
     metadata: {},
+    redirectTo: null,
     createdAt: T0,
     updatedAt: T0,
     deletedAt: null,

@@ -123,7 +123,7 @@ describe('without a bus, the change feed brings every change within 5 s', () => 
     };
     expect(await kidOf()).toBe('deployment');
     const key = generateAssertionKey();
-    await f.store.run((r) => r.assertionKeys.insert({ kid: key.kid, applicationId: app.id, secretSealed: encryptSecret(key.secret, DATA_KEY), createdAt: new Date(), revokedAt: null }));
+    await f.store.run((r) => r.assertionKeys.insert({ kid: key.kid, applicationId: app.id, secretSealed: encryptSecret(key.secret, DATA_KEY, { purpose: 'assertion-key', id: key.kid }), createdAt: new Date(), revokedAt: null }));
     expect(await within5s('the application key', async () => (await kidOf()) === key.kid)).toBeLessThan(5_000);
     await f.store.run((r) => r.assertionKeys.revoke(app.id, key.kid, new Date()));
     expect(await within5s('the deployment key', async () => (await kidOf()) === 'deployment')).toBeLessThan(2_000);

@@ -9,7 +9,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { WebSocketServer } from 'ws';
 import { InternalCa } from '@cds/checker';
 import type { DomainStatus, Limits } from '@cds/core';
-import type { DataStore, DomainRow } from '@cds/data';
+import { createDataStore, type DataStore, type DomainRow } from '@cds/data';
 import { startEdge, type Edge, type EdgeOptions } from '@cds/edge-proxy';
 import { silentLogger } from '@cds/logging';
 import { InProcessBus } from '@cds/messaging';
@@ -122,6 +122,8 @@ export interface EdgeFixture {
 export interface EdgeFixtureOptions {
   /** The store the edge uses, built on the fixture's own (which seeds the data); the same store by default. */
   edgeStore?: (store: DataStore) => DataStore;
+  /** The change feed reads on a read-only store of its own, one connection, as edge-service gives it (built on it when a function). */
+  ownFeedStore?: boolean | ((feed: DataStore) => DataStore);
 }
 
 export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opts: EdgeFixtureOptions = {}): Promise<EdgeFixture> {
@@ -133,8 +135,10 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opt
   const bus = new InProcessBus();
   const traffic: EdgeFixture['traffic'] = [];
   const clock = new TestClock();
+  const feedStore = opts.ownFeedStore ? await createDataStore({ url: db.db.url, readOnly: true, poolSize: 1 }) : null;
   const edge = await startEdge({
     store: opts.edgeStore ? opts.edgeStore(store) : store,
+    ...(feedStore ? { feedStore: typeof opts.ownFeedStore === 'function' ? opts.ownFeedStore(feedStore) : feedStore } : {}),
     logger: silentLogger,
     bus,
     traffic: { record: (applicationId, bytes) => traffic.push({ applicationId, bytes }) },
@@ -192,6 +196,7 @@ export async function startEdgeFixture(overrides: Partial<EdgeOptions> = {}, opt
     },
     async close() {
       await edge.close(1_000);
+      await feedStore?.close();
       await bus.close();
       await origin.close();
       agent.destroy();

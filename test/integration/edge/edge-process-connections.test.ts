@@ -1,7 +1,8 @@
 // EDGE_PROXY_PROTOCOL, EDGE_PROXY_PROTOCOL_CIDRS and EDGE_MAX_CONNECTIONS read
 // by a real edge-proxy process (split mode, so PostgreSQL whatever
 // TEST_DATABASE names): the carried address reaches the origin, connections
-// without a header and past the cap are closed, and /metrics counts them.
+// without a header and past the cap are closed, and /metrics counts them; left
+// at its default, EDGE_PROXY_PROTOCOL_CIDRS gets a warning at start.
 import type net from 'node:net';
 import type { DomainRow } from '@cds/data';
 import { eventually } from '../../support/eventually';
@@ -53,4 +54,17 @@ it('EDGE_MAX_CONNECTIONS=2: a third connection is closed while two are open', as
   });
   expect(await refused('max_connections')).toBeGreaterThanOrEqual(1);
   for (const socket of open) socket.destroy();
+});
+
+it('warns at start when EDGE_PROXY_PROTOCOL_CIDRS is left at its default, not when the balancer ranges are named', async () => {
+  const WARNING = 'EDGE_PROXY_PROTOCOL is true and EDGE_PROXY_PROTOCOL_CIDRS is its default';
+  const defaults = await startEdgeProcess(world.env({ EDGE_PROXY_PROTOCOL: 'true' }), world.caPem);
+  try {
+    await eventually('the warning about the default trusted peers', () => defaults.output().includes(WARNING), { explain: () => defaults.output() });
+    expect(defaults.output()).toContain('Set EDGE_PROXY_PROTOCOL_CIDRS to the ranges the load balancer connects from');
+  } finally {
+    await defaults.terminate();
+  }
+  // The process above names 127.0.0.0/8 and has long finished starting.
+  expect(edge.output()).not.toContain('EDGE_PROXY_PROTOCOL_CIDRS');
 });

@@ -7,7 +7,7 @@ import type { DomainRow } from '@cds/data';
 import { startEdge, type Edge, type EdgeObserver } from '@cds/edge-proxy';
 import { silentLogger } from '@cds/logging';
 import { DATA_KEY, DEPLOYMENT_KEY, startEdgeFixture, type EdgeFixture } from './edge-fixture';
-import { closedBy, connectWithHeader, http1Over, http2Over, proxyV1, proxyV2, proxyV2Local, tlsWithHeader } from './proxy-client';
+import { closedBy, connectWithHeader, http1Over, http2Over, proxyV1, proxyV2, proxyV2Datagram, proxyV2Local, tlsWithHeader } from './proxy-client';
 
 const HEADER_TIMEOUT_MS = 1_000;
 
@@ -124,6 +124,12 @@ describe('plain-HTTP listener', () => {
     const answer = closedBy(socket);
     socket.write(`GET / HTTP/1.1\r\nHost: ${domain.hostname}\r\n\r\n`);
     expect(await answer).toBe('');
+    expect(refusals).toEqual(['proxy_header']);
+  });
+
+  it.each(['203.0.113.7', '2001:db8::7'])('closes a connection whose v2 header is for a datagram (DGRAM) from %s, answering nothing', async (source) => {
+    const socket = await connectWithHeader(f.edge.httpPort, Buffer.concat([proxyV2Datagram(source), Buffer.from(`GET / HTTP/1.1\r\nHost: ${domain.hostname}\r\nConnection: close\r\n\r\n`)]));
+    expect(await closedBy(socket)).toBe('');
     expect(refusals).toEqual(['proxy_header']);
   });
 

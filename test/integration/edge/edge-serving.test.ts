@@ -135,7 +135,7 @@ describe('routing', () => {
 
     const key = generateAssertionKey();
     const createdAt = new Date();
-    await f.store.run((r) => r.assertionKeys.insert({ kid: key.kid, applicationId: app.id, secretSealed: encryptSecret(key.secret, DATA_KEY), createdAt, revokedAt: null }));
+    await f.store.run((r) => r.assertionKeys.insert({ kid: key.kid, applicationId: app.id, secretSealed: encryptSecret(key.secret, DATA_KEY, { purpose: 'assertion-key', id: key.kid }), createdAt, revokedAt: null }));
     await eventually('an assertion signed with the application key', async () => decodeProtectedHeader(await assertionOf()).kid === key.kid, { timeoutMs: 2_000, intervalMs: 100 });
     const signed = await assertionOf();
     await expect(jwtVerify(signed, new TextEncoder().encode(key.secret), { audience: app.slug })).resolves.toBeTruthy();
@@ -214,7 +214,8 @@ describe('plain HTTP', () => {
   });
 
   it('answers ACME HTTP-01 challenges from the database', async () => {
-    const token = `tok${randomUUID().replace(/-/g, '')}`;
+    // 43 base64url characters, as CAs make them.
+    const token = `tok${randomUUID().replace(/-/g, '')}dddddddd`;
     await f.store.run((r) => r.acmeChallenges.save({ token, hostname: 'x.example.net', keyAuthorization: `${token}.thumb`, createdAt: new Date() }));
     const answer = await f.plain('x.example.net', `/.well-known/acme-challenge/${token}`);
     expect(answer.status).toBe(200);

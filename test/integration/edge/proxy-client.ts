@@ -34,6 +34,13 @@ export function proxyV2(source: string, destination = isIPv4(source) ? '192.0.2.
   return v2(0x1, isIPv4(source) ? 0x11 : 0x21, Buffer.concat([addressBytes(source), addressBytes(destination), ports, noop]));
 }
 
+/** A v2 PROXY header as proxyV2 writes it, but for a UDP datagram (transport DGRAM): no TCP client's address. */
+export function proxyV2Datagram(source: string): Buffer {
+  const header = proxyV2(source);
+  header[13] = isIPv4(source) ? 0x12 : 0x22;
+  return header;
+}
+
 /** A v2 LOCAL header: the balancer's own connection (a health check); no client address. */
 export function proxyV2Local(): Buffer {
   return v2(0x0, 0x00, Buffer.alloc(0));

@@ -11,7 +11,7 @@ export async function saveCertificate(store: DataStore, ca: InternalCa, dataKey:
   const issued = await ca.issue(domain.hostname);
   await store.run((r) => r.certificates.save({
     hostname: domain.hostname, domainId: domain.id, issuer: 'internal', pemChain: issued.pemChain,
-    keySealed: encryptSecret(issued.keyPem, dataKey), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
+    keySealed: encryptSecret(issued.keyPem, dataKey, { purpose: 'certificate-key', id: domain.hostname }), notBefore: issued.notBefore, notAfter: issued.notAfter, createdAt: new Date(),
   }));
   return issued.pemChain;
 }

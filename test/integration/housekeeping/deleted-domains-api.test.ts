@@ -1,11 +1,12 @@
 // A deleted domain through the real API (DECISIONS §2, §9): listed with
 // include_deleted=true until DELETED_DOMAIN_RETENTION has passed since its
-// deletion, gone after. The API and housekeeping share one clock, moved by hand.
+// deletion, gone after. Retention is measured on the database's clock, so the
+// API's clock is set back to delete domains as long ago as a case needs.
 import { expectError, startTestApi, type TestApi } from '../../support/api-harness';
-import { DAY, ManualClock, MINUTE, runnerOn, SETTINGS } from './housekeeping-fixtures';
+import { ManualClock, MINUTE, runnerOn, SETTINGS } from './housekeeping-fixtures';
 
 describe('deleted domains and DELETED_DOMAIN_RETENTION', () => {
-  const clock = new ManualClock(Date.parse('2026-06-01T12:00:00.000Z'));
+  const clock = new ManualClock(Date.now());
   let api: TestApi;
   let key: string;
 
@@ -20,37 +21,37 @@ describe('deleted domains and DELETED_DOMAIN_RETENTION', () => {
     expect(res.status).toBe(201);
     return res.body as { id: string };
   };
+  const deleteDomain = async (id: string) => expect((await api.request('DELETE', `/v1/domains/${id}`, { token: key })).status).toBe(202);
   const getDomain = (id: string, includeDeleted: boolean) => api.request('GET', `/v1/domains/${id}${includeDeleted ? '?include_deleted=true' : ''}`, { token: key });
-  const housekeepingAt = async (at: Date) => {
-    const { runner } = runnerOn(api.store, () => at);
-    return runner.runOnce();
-  };
 
   it('shows a deleted domain with include_deleted=true until its retention ends, and not after', async () => {
+    const now = Date.now();
+    clock.set(new Date(now - SETTINGS.deletedDomainRetention - 2 * MINUTE));
     const kept = await createDomain('stays-live.example.com');
     const gone = await createDomain('deleted-first.example.com');
-    expect((await api.request('DELETE', `/v1/domains/${gone.id}`, { token: key })).status).toBe(202);
+    // Deleted a minute longer ago than the retention.
+    clock.advance(MINUTE);
+    await deleteDomain(gone.id);
     const deletedAt = clock.now();
-    clock.advance(10 * DAY);
+    // Deleted an hour less long ago than the retention.
+    clock.set(new Date(now - SETTINGS.deletedDomainRetention + 60 * MINUTE));
     const later = await createDomain('deleted-later.example.com');
-    expect((await api.request('DELETE', `/v1/domains/${later.id}`, { token: key })).status).toBe(202);
+    await deleteDomain(later.id);
+    clock.set(new Date(now));
 
-    // An hour before the retention ends: still there for include_deleted=true, 404 without it.
-    const before = await housekeepingAt(new Date(deletedAt.getTime() + SETTINGS.deletedDomainRetention - 60 * MINUTE));
-    expect(before).toMatchObject({ outcome: 'success', deleted: expect.objectContaining({ domains: 0 }) });
+    // Until a run deletes it: there for include_deleted=true, 404 without it.
     const shown = await getDomain(gone.id, true);
     expect(shown.status).toBe(200);
     expect(shown.body).toMatchObject({ id: gone.id, status: 'deleting', deleted_at: deletedAt.toISOString() });
     expectError(await getDomain(gone.id, false), 404, 'domain_not_found');
 
-    // A minute after the retention ended (the next run, an hour later): gone for good, with its checks.
-    clock.set(new Date(deletedAt.getTime() + SETTINGS.deletedDomainRetention + MINUTE));
-    const after = await housekeepingAt(clock.now());
-    expect(after).toMatchObject({ outcome: 'success', deleted: expect.objectContaining({ domains: 1, domain_checks: 4 }) });
+    // The run deletes the domain past retention, with its checks.
+    const { runner } = runnerOn(api.store, clock.now);
+    expect(await runner.runOnce()).toMatchObject({ outcome: 'success', deleted: expect.objectContaining({ domains: 1, domain_checks: 4 }) });
     expectError(await getDomain(gone.id, true), 404, 'domain_not_found');
     expectError(await getDomain(gone.id, false), 404, 'domain_not_found');
 
-    // The domain deleted ten days later, and the live one, are untouched.
+    // The domain whose retention ends in an hour, and the live one, are untouched.
     expect((await getDomain(later.id, true)).body).toMatchObject({ id: later.id, status: 'deleting' });
     const live = await getDomain(kept.id, false);
     expect(live.status).toBe(200);

@@ -1,6 +1,7 @@
-// Rows to prune and a clock to prune them with: the housekeeping tests seed
-// through the repositories, count with plain SQL, and move a clock instead of
-// waiting for retentions to pass.
+// Rows to prune and a clock for the runners: the housekeeping tests seed
+// through the repositories, as old as a case needs (retention is measured on
+// the database's clock), count with plain SQL, and move the runners' clock to
+// make their runs due instead of waiting for intervals and leases to pass.
 import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { DOMAIN_CHANGES, ROUTING_KEYS, type HousekeepingSettings } from '@cds/core';

@@ -164,7 +164,13 @@ describe('housekeeping runners', () => {
     const failing: DataStore = Object.assign(Object.create(ctx.store) as DataStore, {
       run: <T>(fn: Parameters<DataStore['run']>[0]) =>
         ctx.store.run((r) =>
-          fn({ ...r, housekeeping: { prune: (table, cutoffs) => (table === 'outbox' ? Promise.reject(new Error('outbox is locked')) : r.housekeeping.prune(table, cutoffs)) } }),
+          fn({
+            ...r,
+            housekeeping: {
+              databaseTime: () => r.housekeeping.databaseTime(),
+              prune: (table, cutoffs) => (table === 'outbox' ? Promise.reject(new Error('outbox is locked')) : r.housekeeping.prune(table, cutoffs)),
+            },
+          }),
         ) as Promise<T>,
     });
     const broken = runnerOn(failing, () => NOW);

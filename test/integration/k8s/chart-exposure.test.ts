@@ -193,8 +193,16 @@ describe('chart: exposure', () => {
 
     it('refuses config.EDGE_PROXY_PROTOCOL when it disagrees with edgeProxy.proxyProtocol.enabled', () => {
       expect(renderFailure(['ci/minimal-values.yaml', writeValues('config:\n  EDGE_PROXY_PROTOCOL: "true"\n')])).toContain('config.EDGE_PROXY_PROTOCOL disagrees with edgeProxy.proxyProtocol.enabled');
-      const agreeing = writeValues('config:\n  EDGE_PROXY_PROTOCOL: "true"\nedgeProxy:\n  proxyProtocol: { enabled: true }\n');
+      const agreeing = writeValues('config:\n  EDGE_PROXY_PROTOCOL: "true"\n  EDGE_PROXY_PROTOCOL_CIDRS: "10.0.16.0/20"\nedgeProxy:\n  proxyProtocol: { enabled: true }\n');
       expect(edgeEnv(chart(['ci/minimal-values.yaml', agreeing])).EDGE_PROXY_PROTOCOL).toBe('true');
+    });
+
+    it('enabled, refuses to render until config.EDGE_PROXY_PROTOCOL_CIDRS names the balancer ranges (the service default trusts every private range)', () => {
+      const message = 'edgeProxy.proxyProtocol.enabled needs config.EDGE_PROXY_PROTOCOL_CIDRS: name the ranges the load balancer connects from';
+      expect(renderFailure(['ci/minimal-values.yaml', writeValues('edgeProxy:\n  proxyProtocol: { enabled: true }\n')])).toContain(message);
+      expect(renderFailure(['ci/minimal-values.yaml', writeValues('config:\n  EDGE_PROXY_PROTOCOL_CIDRS: " "\nedgeProxy:\n  proxyProtocol: { enabled: true }\n')])).toContain(message);
+      const ranges = writeValues('config:\n  EDGE_PROXY_PROTOCOL_CIDRS: "10.0.16.0/20,fd00:16::/64"\nedgeProxy:\n  proxyProtocol: { enabled: true }\n');
+      expect(edgeEnv(chart(['ci/minimal-values.yaml', ranges]))).toMatchObject({ EDGE_PROXY_PROTOCOL: 'true', EDGE_PROXY_PROTOCOL_CIDRS: '10.0.16.0/20,fd00:16::/64' });
     });
   });
 
@@ -215,7 +223,10 @@ describe('chart: exposure', () => {
 
 describe('kustomize: exposure', () => {
   it.each(['k8s/base', 'k8s/overlays/dev', 'k8s/overlays/prod'])('%s: OPERATOR_PORT is set in the api Deployment and cds-operator targets it', (dir) => {
-    expectOperatorServiceOnOperatorPort(kustomize(dir), 'cds-api', 'cds-operator', 'cds-api');
+    const objects = kustomize(dir);
+    expectOperatorServiceOnOperatorPort(objects, 'cds-api', 'cds-operator', 'cds-api');
+    // The chart's default: the operator API never shares the public API port.
+    expect(containerEnv(objects, named(objects, 'Deployment', 'cds-api') as K8sObject).OPERATOR_PORT).toBe('8082');
   });
 
   it.each(['k8s/base', 'k8s/overlays/prod'])('%s: the edge Service is a LoadBalancer with externalTrafficPolicy Local', (dir) => {

@@ -17,8 +17,8 @@ export interface CountedRequest {
   status: number | null;
 }
 
-/** How a path is answered: a status after a delay, or never. */
-export type CountingAnswer = { status: number; delayMs?: number } | { hang: true };
+/** How a path is answered: a status after a delay, the statuses of `cycle` in turn (request by request), or never. */
+export type CountingAnswer = { status: number; delayMs?: number } | { cycle: number[]; delayMs?: number } | { hang: true };
 
 export interface CountingReceiver {
   /** `https://127.0.0.1:<port><path>`. */
@@ -68,9 +68,10 @@ export async function startCountingReceiver(ca: TestCa): Promise<CountingReceive
       });
       const how = answers.get(path) ?? { status: 200 };
       if ('hang' in how) return;
+      const status = 'cycle' in how ? (how.cycle[(to(path).length - 1) % how.cycle.length] as number) : how.status;
       const reply = () => {
-        counted.status = how.status;
-        res.writeHead(how.status, { 'content-type': 'text/plain' });
+        counted.status = status;
+        res.writeHead(status, { 'content-type': 'text/plain' });
         res.end('ok', () => {
           counted.ended ??= Date.now();
         });

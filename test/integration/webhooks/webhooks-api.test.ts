@@ -61,7 +61,7 @@ describe('POST /v1/webhooks', () => {
     // Stored sealed, not in clear.
     const [sealed] = await api.store.run((r) => r.webhookSubscriptions.signingSecrets([res.body.id], new Date()));
     expect(sealed?.secretSealed).not.toContain(res.body.secret);
-    expect(decryptSecret(sealed?.secretSealed as string, api.config.dataEncryptionKey)).toBe(res.body.secret);
+    expect(decryptSecret(sealed?.secretSealed as string, api.config.dataEncryptionKey, { purpose: 'webhook-secret', id: sealed?.id as string })).toBe(res.body.secret);
   });
 
   it.each([
@@ -171,7 +171,7 @@ describe('POST /v1/webhooks/{id}/rotate', () => {
     expect(first.body).toMatchObject({ id: sub.id, status: 'active' });
     const second = await api.request('POST', `/v1/webhooks/${sub.id}/rotate`, { token: key });
     const secrets = async (at: Date) =>
-      (await api.store.run((r) => r.webhookSubscriptions.signingSecrets([sub.id], at))).map((s) => decryptSecret(s.secretSealed, api.config.dataEncryptionKey));
+      (await api.store.run((r) => r.webhookSubscriptions.signingSecrets([sub.id], at))).map((s) => decryptSecret(s.secretSealed, api.config.dataEncryptionKey, { purpose: 'webhook-secret', id: s.id }));
     expect(await secrets(new Date())).toEqual([second.body.secret, first.body.secret, sub.secret]);
     const dayLater = new Date(Date.now() + 24 * 3_600_000 + 60_000);
     expect(await secrets(dayLater)).toEqual([second.body.secret]);

@@ -1,10 +1,13 @@
 // Fair webhook sending (DECISIONS §10) against real HTTPS receivers on
 // loopback: the in-flight cap per subscription, another subscription's
 // delivery sent past a large backlog, cooling (one attempt at a time across
-// dispatcher replicas until one succeeds), and the metrics that show it.
+// dispatcher replicas until one succeeds; a receiver failing 4 of every 5
+// attempts too), and the metrics that show it. The cap per application is in
+// webhooks-application-share.
 // The replay limit and the attempt history are in webhooks-replay-limit and
 // webhooks-attempts.
 import { randomUUID } from 'node:crypto';
+import { isCooling } from '@cds/core';
 import { pendingDelivery, type WebhookDeliveryRow } from '@cds/data';
 import { eventually } from '../../support/eventually';
 import { sample } from '../metrics/scrape';
@@ -38,7 +41,8 @@ async function deliveries(key: string, subscriptionId: string): Promise<Array<{ 
 }
 
 const delivered = async (key: string, subscriptionId: string) => (await deliveries(key, subscriptionId)).filter((d) => d.state === 'delivered').length;
-const streakOf = async (subscriptionId: string) => (await stack.api.store.run((r) => r.webhookSubscriptions.failureStreaks([subscriptionId]))).get(subscriptionId);
+const coolingOf = async (subscriptionId: string) => (await stack.api.store.run((r) => r.webhookSubscriptions.coolingStates([subscriptionId]))).get(subscriptionId);
+const streakOf = async (subscriptionId: string) => (await coolingOf(subscriptionId))?.failureStreak;
 const startedSince = (path: string, at: number): CountedRequest[] => receiver.to(path).filter((r) => r.started >= at);
 
 /** Due deliveries written straight into the database, as a backlog left by an outage would be. */
@@ -130,5 +134,30 @@ describe('cooling', () => {
     expect(mostAtOnce(startedSince('/cooling', (success as CountedRequest).started))).toBeGreaterThan(1);
     expect(await streakOf(sub.id)).toBe(0);
     expect(await sample('cds_webhook_subscriptions_cooling')).toBe(0);
+  });
+
+  it('sends one attempt at a time to a subscription whose receiver fails 4 of every 5 attempts, its successes notwithstanding', async () => {
+    const app = await stack.application();
+    receiver.answer('/mostly-failing', { cycle: [500, 500, 500, 500, 200], delayMs: 100 });
+    const sub = await subscribe(app.key, '/mostly-failing');
+    for (let i = 0; i < 20; i++) await stack.emit(app.id, 'domain.ready');
+
+    // Cooling once 16 of the last 20 failed, with no 5 failures in a row.
+    await eventually('cooling', async () => {
+      const state = await coolingOf(sub.id);
+      return state !== undefined && isCooling(state) && state.failureStreak < 5;
+    }, { timeoutMs: 30_000 });
+    expect(receiver.to('/mostly-failing').filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    // Attempts leased before that may still start: once they ended, every attempt runs alone, successes included.
+    const coolingSince = Date.now();
+    await eventually('the attempts leased before cooling to end', () => Date.now() - coolingSince > 500 && receiver.open('/mostly-failing') === 0);
+    const alone = Date.now();
+    await eventually('10 attempts while cooling', () => startedSince('/mostly-failing', alone).filter((r) => r.ended !== null).length >= 10, { timeoutMs: 30_000 });
+    const whileCooling = startedSince('/mostly-failing', alone);
+    expect(whileCooling.some((r) => r.status === 200)).toBe(true);
+    expect(mostAtOnce(whileCooling)).toBe(1);
+    const state = await coolingOf(sub.id);
+    expect(state?.failureStreak).toBeLessThan(5);
+    expect(state && isCooling(state)).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
 // The fair lease of due deliveries (DECISIONS §10) on the database itself:
 // every due subscription gets its turn however large another's backlog, at
 // most its share; a cooling subscription gets one delivery, and only while
-// none of its deliveries is leased anywhere; attempt outcomes move the failure
-// streak in order; the pending count behind the replay limit.
+// none of its deliveries is leased anywhere; one application's subscriptions
+// together get at most the application's share; attempt outcomes move the
+// cooling state in order; the pending count behind the replay limit.
 import { randomUUID } from 'node:crypto';
 import type { DataStore, LeaseShares, WebhookAttemptResult, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
 import { anApplication, at, openMigratedStore, T0, type MigratedStore } from '../data/data-fixtures';
@@ -42,13 +43,17 @@ const insert = (rows: WebhookDeliveryRow[]) => ctx.store.run((r) => r.webhookDel
 const lease = (now: Date, limit: number, shares?: LeaseShares, leaseId = randomUUID()) =>
   ctx.store.run((r) => r.webhookDeliveries.claimDue(now, limit, leaseId, at(60_000), shares));
 const shares = (perSubscription: number, held: Record<string, number> = {}): LeaseShares => ({ perSubscription, held: new Map(Object.entries(held)) });
+const withApplicationShare = (perSubscription: number, perApplication: number, heldByApplication: Record<string, number> = {}): LeaseShares => ({
+  ...shares(perSubscription), perApplication, heldByApplication: new Map(Object.entries(heldByApplication)),
+});
 /** How many of the leased deliveries each subscription got. */
 function countBy(rows: WebhookDeliveryRow[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const d of rows) counts.set(d.subscriptionId, (counts.get(d.subscriptionId) ?? 0) + 1);
   return counts;
 }
-const streakOf = async (sub: WebhookSubscriptionRow) => (await ctx.store.run((r) => r.webhookSubscriptions.failureStreaks([sub.id]))).get(sub.id);
+const coolingOf = async (sub: WebhookSubscriptionRow) => (await ctx.store.run((r) => r.webhookSubscriptions.coolingStates([sub.id]))).get(sub.id);
+const streakOf = async (sub: WebhookSubscriptionRow) => (await coolingOf(sub))?.failureStreak;
 
 function outcome(d: WebhookDeliveryRow, leaseId: string, delivered: boolean, attempt = 1): WebhookAttemptResult {
   return {
@@ -60,14 +65,20 @@ function outcome(d: WebhookDeliveryRow, leaseId: string, delivered: boolean, att
   };
 }
 
-/** Sets a subscription's streak by recording `failures` failed attempts of one of its deliveries. */
-async function failTimes(sub: WebhookSubscriptionRow, failures: number): Promise<void> {
+/** Records these outcomes (true: delivered) of attempts of one delivery of the subscription, in order, in one batch. */
+async function attemptsWith(sub: WebhookSubscriptionRow, delivered: boolean[]): Promise<void> {
   const [d] = deliveries(sub, 1, () => at(-1));
   await insert([d as WebhookDeliveryRow]);
-  const results = Array.from({ length: failures }, (_, i) => outcome(d as WebhookDeliveryRow, randomUUID(), false, i + 1));
+  const results = delivered.map((ok, i) => outcome(d as WebhookDeliveryRow, randomUUID(), ok, i + 1));
   await ctx.store.run((r) => r.webhookDeliveries.recordAttempts(results));
   await ctx.store.run((r) => r.webhookDeliveries.abandonPending(sub.id, 'set up'));
 }
+
+/** Sets a subscription's streak by recording `failures` failed attempts of one of its deliveries. */
+const failTimes = (sub: WebhookSubscriptionRow, failures: number) => attemptsWith(sub, Array<boolean>(failures).fill(false));
+
+/** `rounds` rounds of 4 failed attempts and a delivered one: a receiver that fails 4 of every 5. */
+const fourOfFive = (rounds: number) => Array.from({ length: rounds }, () => [false, false, false, false, true]).flat();
 
 describe('the lease', () => {
   it('gives every due subscription its turn, the longest waiting first, whatever the size of another\'s backlog', async () => {
@@ -144,6 +155,60 @@ describe('the lease', () => {
     expect(await lease(at(60_000), 10, shares(4))).toHaveLength(4);
   });
 
+  it("gives one application's subscriptions together at most the application's share, however many of them are due first", async () => {
+    const crowded = await anInsertedApplication(ctx.store);
+    const crowd = [];
+    for (let i = 0; i < 10; i++) crowd.push(await aSubscription(ctx.store, crowded));
+    const other = await aSubscription(ctx.store);
+    // The crowded application's subscriptions all waited longer than the other's.
+    await insert([...crowd.flatMap((sub, i) => deliveries(sub, 10, (j) => at(i * 10 + j))), ...deliveries(other, 3, (j) => at(500 + j))]);
+    const byApplication = (rows: WebhookDeliveryRow[]) => rows.filter((d) => d.applicationId === crowded).length;
+
+    const first = await lease(at(1000), 5, withApplicationShare(4, 3));
+    expect(byApplication(first)).toBe(3);
+    expect(first.filter((d) => d.subscriptionId === other.id)).toHaveLength(2);
+    // Each of its three is the earliest of a subscription, the longest waiting first.
+    expect(new Set(first.filter((d) => d.applicationId === crowded).map((d) => d.subscriptionId))).toEqual(new Set(crowd.slice(0, 3).map((s) => s.id)));
+
+    // What the caller holds of the application counts against its share.
+    const second = await lease(at(1000), 20, withApplicationShare(4, 6, { [crowded]: 4 }));
+    expect(byApplication(second)).toBe(2);
+    expect(second.filter((d) => d.subscriptionId === other.id)).toHaveLength(1);
+    expect(byApplication(await lease(at(1000), 20, withApplicationShare(4, 6, { [crowded]: 6 })))).toBe(0);
+    // Without an application share, only the subscriptions' shares apply.
+    expect(byApplication(await lease(at(1000), 100, shares(4)))).toBe(40);
+  });
+
+  it('gives a subscription that fails 4 of every 5 attempts one delivery at a time once 16 of its last 20 failed', async () => {
+    const sub = await aSubscription(ctx.store);
+    await attemptsWith(sub, fourOfFive(3));
+    // 12 of the last 15 failed, never 5 in a row: not cooling.
+    expect(await coolingOf(sub)).toEqual({ failureStreak: 0, recentOutcomes: 'ffffsffffsffffs' });
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.countCooling())).toBe(0);
+    await attemptsWith(sub, fourOfFive(1));
+    expect(await coolingOf(sub)).toEqual({ failureStreak: 0, recentOutcomes: 'ffffsffffsffffsffffs' });
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.countCooling())).toBe(1);
+    await insert(deliveries(sub, 6, (i) => at(i)));
+    expect(await lease(at(1000), 10, shares(4))).toHaveLength(1);
+
+    // Another success: 15 of the last 20 failed, it no longer cools.
+    await attemptsWith(sub, [true]);
+    expect(await coolingOf(sub)).toEqual({ failureStreak: 0, recentOutcomes: 'fffsffffsffffsffffss' });
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.countCooling())).toBe(0);
+    await insert(deliveries(sub, 6, (i) => at(i)));
+    expect(await lease(at(1000), 10, shares(4))).toHaveLength(4);
+  });
+
+  it('ends cooling at the first success after 5 failures in a row, the failures of that streak no longer counted', async () => {
+    const sub = await aSubscription(ctx.store);
+    await attemptsWith(sub, [...fourOfFive(3), false, false, false, false, false]);
+    expect(await coolingOf(sub)).toEqual({ failureStreak: 5, recentOutcomes: 'ffffsffffsffffsfffff' });
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.countCooling())).toBe(1);
+    await attemptsWith(sub, [true]);
+    expect(await coolingOf(sub)).toEqual({ failureStreak: 0, recentOutcomes: 'ffffsffffsffffss' });
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.countCooling())).toBe(0);
+  });
+
   it('gives two stores leasing at once one turn of a cooling subscription', async () => {
     const sub = await aSubscription(ctx.store);
     await failTimes(sub, 7);
@@ -156,7 +221,7 @@ describe('the lease', () => {
 });
 
 describe('attempt outcomes', () => {
-  it('move the failure streak in order: a success ends it, failures after it count', async () => {
+  it('move the cooling state in order: a success ends the streak, failures after it count', async () => {
     const sub = await aSubscription(ctx.store);
     const rows = deliveries(sub, 6);
     await insert(rows);
@@ -181,8 +246,10 @@ describe('attempt outcomes', () => {
     await lease(T0, 10, undefined, leaseId);
     const outcomes = rows.map((d, i) => outcome(d, leaseId, d.subscriptionId === s2.id && i === 4));
     await ctx.store.run((r) => r.webhookDeliveries.recordAttempts(outcomes));
-    expect(await ctx.store.run((r) => r.webhookSubscriptions.failureStreaks([s1.id, s2.id, s3.id]))).toEqual(new Map([[s1.id, 3], [s2.id, 0], [s3.id, 4]]));
-    expect(await ctx.store.run((r) => r.webhookSubscriptions.failureStreaks([]))).toEqual(new Map());
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.coolingStates([s1.id, s2.id, s3.id]))).toEqual(new Map([
+      [s1.id, { failureStreak: 3, recentOutcomes: 'fff' }], [s2.id, { failureStreak: 0, recentOutcomes: 'fs' }], [s3.id, { failureStreak: 4, recentOutcomes: 'ffff' }],
+    ]));
+    expect(await ctx.store.run((r) => r.webhookSubscriptions.coolingStates([]))).toEqual(new Map());
   });
 });
 

@@ -5,6 +5,7 @@
 // Names are served by pebble-challtestsrv (DNS_SERVERS).
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectError, startTestApi, type TestApi } from '../../support/api-harness';
 import { startTestDns, type TestDns } from '../../support/challtestsrv';
@@ -111,11 +112,18 @@ describe('webhook URLs refused at create', () => {
     expect(details.reason).toBe(reason);
   });
 
-  it('names the address that decided, and the IPv4 address an IPv6 form carries', async () => {
-    expect(expectError(await create('https://mixed.ssrf.test/x'), 422, 'invalid_webhook_url')).toEqual({ reason: 'private', address: '10.0.0.1' });
-    expect(expectError(await create('https://[2002:7f00:1::1]/x'), 422, 'invalid_webhook_url')).toEqual({
-      reason: 'loopback', address: '2002:7f00:1::1', embedded_ipv4: '127.0.0.1',
-    });
+  it('names only the reason: no address a name resolved to, in the details or the message', async () => {
+    for (const [url, reason] of [
+      ['https://private.ssrf.test/x', 'private'], ['https://mixed.ssrf.test/x', 'private'], ['https://metadata.ssrf.test/x', 'link_local'],
+      ['https://nat64.ssrf.test/x', 'link_local'], ['https://ula.ssrf.test/x', 'private'], ['https://[2002:7f00:1::1]/x', 'loopback'],
+    ] as const) {
+      const res = await create(url);
+      expect(expectError(res, 422, 'invalid_webhook_url')).toEqual({ reason });
+      const text = JSON.stringify(res.body);
+      for (const address of ['10.0.0.5', '10.0.0.1', '169.254.169.254', '64:ff9b::a9fe:a9fe', 'fd00::1', '127.0.0.1']) expect(text).not.toContain(address);
+      // Nothing shaped like an IPv4 address at all.
+      expect(text).not.toMatch(/\b\d{1,3}(\.\d{1,3}){3}\b/);
+    }
   });
 
   it('accepts a name whose every address is public', async () => {
@@ -170,7 +178,13 @@ describe('DNS rebinding', () => {
       const list = (await stack.api.request('GET', `/v1/webhooks/${rebind.body.id}/deliveries`, { token: app.key })).body as Array<{ id: string; state: string }>;
       return list[0]?.state === 'abandoned' && list;
     });
-    expect(record).toMatchObject({ attempts: 8, last_status_code: null, last_error: 'refused to connect to 127.0.0.2: loopback address' });
+    // The history names the receiver's host, never the private address it resolved to.
+    expect(record).toMatchObject({ attempts: 8, last_status_code: null, last_error: 'refused to connect to rebind.ssrf.test: loopback address' });
+    const attempts = await stack.api.request('GET', `/v1/webhooks/${rebind.body.id}/deliveries/${record?.id}/attempts`, { token: app.key });
+    expect(attempts.status).toBe(200);
+    expect(attempts.body.items).toHaveLength(8);
+    for (const item of attempts.body.items as Array<{ error: string }>) expect(item.error).toBe('refused to connect to rebind.ssrf.test: loopback address');
+    expect(JSON.stringify(attempts.body)).not.toContain('127.0.0.2');
     await sleep(300); // nothing reaches the rebound name's server, not even late: the quiet is what is checked
     expect(rebound.to('/rebind')).toEqual([]);
 
@@ -181,8 +195,30 @@ describe('DNS rebinding', () => {
     await eventually('the replay abandoned', async () => {
       const list = (await stack.api.request('GET', `/v1/webhooks/${rebind.body.id}/deliveries`, { token: app.key })).body as Array<{ id: string; state: string; last_error: string }>;
       const found = list.find((d) => d.id === replay.body.id);
-      return found?.state === 'abandoned' && found.last_error === 'refused to connect to 127.0.0.2: loopback address';
+      return found?.state === 'abandoned' && found.last_error === 'refused to connect to rebind.ssrf.test: loopback address';
     });
     expect(rebound.to('/rebind')).toEqual([]);
+  });
+
+  it('names the host, not the address it resolved to, when a connection fails', async () => {
+    const app = await stack.application();
+    // A port nobody listens on, at an allowed address.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as net.AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    await dns.setAddresses('closed.ssrf.test', ['127.0.0.1']);
+    const sub = await stack.api.request('POST', '/v1/webhooks', { token: app.key, body: { url: `https://closed.ssrf.test:${port}/x`, events: ['domain.ready'] } });
+    expect(sub.status).toBe(201);
+    await stack.emit(app.id, 'domain.ready');
+
+    const [delivery] = await eventually('a failed attempt', async () => {
+      const list = (await stack.api.request('GET', `/v1/webhooks/${sub.body.id}/deliveries`, { token: app.key })).body as Array<{ id: string; attempts: number }>;
+      return (list[0]?.attempts ?? 0) > 0 && list;
+    });
+    const attempts = await stack.api.request('GET', `/v1/webhooks/${sub.body.id}/deliveries/${delivery?.id}/attempts`, { token: app.key });
+    const [first] = attempts.body.items as Array<{ error: string }>;
+    expect(first?.error).toBe(`connect ECONNREFUSED closed.ssrf.test:${port}`);
+    expect(JSON.stringify(attempts.body)).not.toContain('127.0.0.1');
   });
 });

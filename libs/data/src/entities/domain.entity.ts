@@ -15,6 +15,7 @@ export const domainEntity = (t: ColumnTypes) =>
       status: { type: 'varchar' },
       challengeToken: { type: 'varchar', name: 'challenge_token' },
       metadata: { type: 'simple-json' },
+      redirectTo: { type: 'varchar', name: 'redirect_to', nullable: true },
       createdAt: { type: t.timestamp, name: 'created_at' },
       updatedAt: { type: t.timestamp, name: 'updated_at' },
       deletedAt: { type: t.timestamp, name: 'deleted_at', nullable: true },

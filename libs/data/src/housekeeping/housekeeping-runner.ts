@@ -58,7 +58,7 @@ export interface HousekeepingOptions {
   /** HOUSEKEEPING_INTERVAL and the retentions (libs/config's Config has these fields). */
   settings: HousekeepingSettings;
   logger?: Logger;
-  /** The clock of cutoffs and the lease. Default: the system clock. */
+  /** The clock of the lease. Default: the system clock. Cutoffs come from the database's clock, whatever this one says. */
   now?: () => Date;
   /** This runner's name in the lease. Default: a random uuid. */
   holder?: string;
@@ -142,6 +142,8 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
   }
 
   async function tick(): Promise<HousekeepingReport> {
+    // Retention is measured on the database's clock, the one its rows' times compare to, not this runner's.
+    const cutoffs = retentionCutoffs(await store.run((r) => r.housekeeping.databaseTime()), settings);
     const startedAt = now();
     const attempt = await keeper.take(startedAt, settings.housekeepingInterval);
     if (!attempt.taken) {
@@ -149,7 +151,6 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
       return { outcome: attempt.reason, deleted: noRows(), durationMs: 0, lastSuccessAt: attempt.lastSuccessAt };
     }
     const lease: HeldLease = { claim: attempt.claim, renewedAt: startedAt.getTime() };
-    const cutoffs = retentionCutoffs(startedAt, settings);
     const deleted = noRows();
     const began = performance.now();
     // A table that fails does not keep the others from being pruned; a lost lease ends the run.

@@ -13,6 +13,11 @@ export class TypeOrmAcmeChallengesRepository implements AcmeChallengesRepository
     return this.rows.findOneBy({ token });
   }
 
+  async keyAuthorizations(limit: number): Promise<Map<string, string>> {
+    const rows = await this.rows.find({ select: { token: true, keyAuthorization: true }, order: { createdAt: 'DESC' }, take: limit });
+    return new Map(rows.map((row) => [row.token, row.keyAuthorization]));
+  }
+
   async save(row: AcmeChallengeRow): Promise<void> {
     await this.rows.upsert(row, ['token']);
   }

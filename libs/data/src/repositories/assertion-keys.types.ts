@@ -3,7 +3,7 @@
 export interface AssertionKeyRow {
   kid: string; // 'ak_' + 16 hex
   applicationId: string;
-  secretSealed: string; // the secret sealed with DATA_ENCRYPTION_KEY (libs/core secret-box)
+  secretSealed: string; // the secret sealed with DATA_ENCRYPTION_KEY for SEAL_PURPOSES.assertionKey and the kid (libs/core secret-box)
   createdAt: Date; // strictly increasing per application, so "the newest" is never a tie
   revokedAt: Date | null;
 }

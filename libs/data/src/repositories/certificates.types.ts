@@ -6,7 +6,7 @@ export interface CertificateRow {
   domainId: string;
   issuer: CertIssuer;
   pemChain: string; // leaf first
-  keySealed: string; // PKCS#8 PEM sealed with DATA_ENCRYPTION_KEY
+  keySealed: string; // PKCS#8 PEM sealed with DATA_ENCRYPTION_KEY for SEAL_PURPOSES.certificateKey and the hostname
   notBefore: Date;
   notAfter: Date;
   createdAt: Date;

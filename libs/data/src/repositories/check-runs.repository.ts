@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { byCheckType } from '@cds/core';
 import type { EntityManager } from 'typeorm';
-import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
+import { nullableTextFromDb, nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { CertificateRow } from './certificates.types';
 import type { CheckRunRecord, CheckRunsRepository, LeasedDomain } from './check-runs.types';
@@ -13,7 +13,7 @@ import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, chunks } from './write-helpers';
 
 /** Every column of a leased domain, as the lease statements return them. */
-const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at, check_count, status_runs';
+const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, redirect_to, created_at, updated_at, deleted_at, next_check_at, check_count, status_runs';
 
 function domainFromDb(raw: RawRow): DomainRow {
   return {
@@ -24,6 +24,7 @@ function domainFromDb(raw: RawRow): DomainRow {
     status: raw.status as DomainRow['status'],
     challengeToken: String(raw.challenge_token),
     metadata: JSON.parse(String(raw.metadata)) as DomainRow['metadata'],
+    redirectTo: nullableTextFromDb(raw.redirect_to),
     createdAt: timestampFromDb(raw.created_at),
     updatedAt: timestampFromDb(raw.updated_at),
     deletedAt: nullableTimestampFromDb(raw.deleted_at),

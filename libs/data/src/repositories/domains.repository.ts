@@ -47,9 +47,9 @@ const registerSql = memoize((checkCount: number, messageCount: number): string =
   const parts = [
     `admitted AS (UPDATE applications SET live_domains = live_domains + :counted
        WHERE id = :applicationId AND live_domains < :limit RETURNING id)`,
-    `inserted AS (INSERT INTO domains (id, application_id, hostname, reference, status, challenge_token, metadata, created_at, updated_at, deleted_at, next_check_at)
+    `inserted AS (INSERT INTO domains (id, application_id, hostname, reference, status, challenge_token, metadata, redirect_to, created_at, updated_at, deleted_at, next_check_at)
        SELECT CAST(:id AS uuid), admitted.id, CAST(:hostname AS varchar), CAST(:reference AS varchar), CAST(:status AS varchar),
-         CAST(:challengeToken AS text), CAST(:metadata AS text), CAST(:createdAt AS timestamptz), CAST(:updatedAt AS timestamptz),
+         CAST(:challengeToken AS text), CAST(:metadata AS text), CAST(:redirectTo AS varchar), CAST(:createdAt AS timestamptz), CAST(:updatedAt AS timestamptz),
          CAST(:deletedAt AS timestamptz), CAST(:nextCheckAt AS timestamptz)
        FROM admitted RETURNING id)`,
   ];
@@ -69,7 +69,7 @@ function registerParams(domain: DomainRow, checks: CheckRow[], limit: number, me
   const params: Params = {
     applicationId: domain.applicationId, limit, counted: domain.deletedAt === null ? 1 : 0,
     id: domain.id, hostname: domain.hostname, reference: domain.reference, status: domain.status, challengeToken: domain.challengeToken,
-    metadata: JSON.stringify(domain.metadata), createdAt: domain.createdAt, updatedAt: domain.updatedAt, deletedAt: domain.deletedAt,
+    metadata: JSON.stringify(domain.metadata), redirectTo: domain.redirectTo, createdAt: domain.createdAt, updatedAt: domain.updatedAt, deletedAt: domain.deletedAt,
     nextCheckAt: domain.nextCheckAt, messagesAt: new Date(),
   };
   checks.forEach((check, i) => {

@@ -13,6 +13,8 @@ export interface DomainRow {
   status: DomainStatus;
   challengeToken: string;
   metadata: Record<string, MetadataValue>;
+  /** The live domain of the same application every request is redirected to (DECISIONS §12); null when unset. */
+  redirectTo: string | null;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;

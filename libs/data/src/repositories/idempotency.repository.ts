@@ -1,6 +1,7 @@
 import type { EntityManager, Repository } from 'typeorm';
+import type { DatabaseKind } from '../database-url';
 import { ENTITY } from '../entities';
-import { queryRows } from '../sql';
+import { queryRows, updateReturning } from '../sql';
 import type { IdempotencyRepository, IdempotencyRow } from './idempotency.types';
 
 // One atomic statement: insert, or take over the key when the row there has expired
@@ -18,10 +19,25 @@ const INSERT_OR_REPLACE_EXPIRED = `
   WHERE idempotency_keys.expires_at <= excluded.created_at
   RETURNING "key"`;
 
+// A claim is named by its created_at: every write of a claim's holder names it,
+// so a write of a claim that was taken over changes nothing.
+const OF_CLAIM = 'application_id = :applicationId AND "key" = :key AND created_at = :claimedAt';
+
+// Compare-and-swap: only the claim read as abandoned is replaced; of two takers, the second finds the new claim.
+const TAKE_OVER = `UPDATE idempotency_keys SET request_hash = :requestHash, state = :state, response_status = :responseStatus,
+  response_body = :responseBody, created_at = :createdAt, expires_at = :expiresAt
+  WHERE ${OF_CLAIM} AND state = 'in_progress'`;
+
+const COMPLETE = `UPDATE idempotency_keys SET state = 'completed', response_status = :status, response_body = :body
+  WHERE ${OF_CLAIM} AND state = 'in_progress'`;
+
 export class TypeOrmIdempotencyRepository implements IdempotencyRepository {
   private readonly rows: Repository<IdempotencyRow>;
 
-  constructor(private readonly manager: EntityManager) {
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly kind: DatabaseKind,
+  ) {
     this.rows = manager.getRepository<IdempotencyRow>(ENTITY.idempotencyKey);
   }
 
@@ -34,11 +50,15 @@ export class TypeOrmIdempotencyRepository implements IdempotencyRepository {
     return written.length === 1;
   }
 
-  async complete(applicationId: string, key: string, status: number, body: string): Promise<void> {
-    await this.rows.update({ applicationId, key }, { state: 'completed', responseStatus: status, responseBody: body });
+  async takeOver(row: IdempotencyRow, claimedAt: Date): Promise<boolean> {
+    return (await updateReturning(this.manager, this.kind, TAKE_OVER, '"key"', { ...row, claimedAt })).length === 1;
   }
 
-  async delete(applicationId: string, key: string): Promise<void> {
-    await this.rows.delete({ applicationId, key });
+  async complete(applicationId: string, key: string, claimedAt: Date, status: number, body: string): Promise<boolean> {
+    return (await updateReturning(this.manager, this.kind, COMPLETE, '"key"', { applicationId, key, claimedAt, status, body })).length === 1;
+  }
+
+  async delete(applicationId: string, key: string, claimedAt: Date): Promise<void> {
+    await queryRows(this.manager, `DELETE FROM idempotency_keys WHERE ${OF_CLAIM}`, { applicationId, key, claimedAt });
   }
 }

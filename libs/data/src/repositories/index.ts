@@ -17,6 +17,7 @@ import { TypeOrmWebhookSubscriptionsRepository } from './webhook-subscriptions.r
 import { TypeOrmCheckRunsRepository } from './check-runs.repository';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
 import { TypeOrmAcmeChallengesRepository } from './acme-challenges.repository';
+import { TypeOrmAcmeOrdersRepository } from './acme-orders.repository';
 import { TypeOrmEdgeReadsRepository } from './edge-reads.repository';
 import { TypeOrmDomainLookupRepository } from './domain-lookup.repository';
 import { TypeOrmHousekeepingRepository } from '../housekeeping/housekeeping.repository';
@@ -27,7 +28,7 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     applications: new TypeOrmApplicationsRepository(manager, kind),
     credentials: new TypeOrmCredentialsRepository(manager, kind),
     domains: new TypeOrmDomainsRepository(manager, kind),
-    idempotency: new TypeOrmIdempotencyRepository(manager),
+    idempotency: new TypeOrmIdempotencyRepository(manager, kind),
     outbox: new TypeOrmOutboxRepository(manager),
     settings: new TypeOrmSettingsRepository(manager),
     rateCounters: new TypeOrmRateCountersRepository(manager),
@@ -40,6 +41,7 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     checkRuns: new TypeOrmCheckRunsRepository(manager, kind),
     certificates: new TypeOrmCertificatesRepository(manager),
     acmeChallenges: new TypeOrmAcmeChallengesRepository(manager),
+    acmeOrders: new TypeOrmAcmeOrdersRepository(manager, kind),
     housekeeping: new TypeOrmHousekeepingRepository(manager, kind),
     edgeReads: new TypeOrmEdgeReadsRepository(manager, kind),
     domainLookup: new TypeOrmDomainLookupRepository(manager),

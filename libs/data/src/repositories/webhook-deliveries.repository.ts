@@ -1,10 +1,11 @@
+import { coolingAfter, recentFailures, sameCoolingState, type CoolingState } from '@cds/core';
 import type { EntityManager, Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
 import { nullableTimestampFromDb, numberFromDb, queryPrepared, queryRows, timestampFromDb, type RawRow } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { LeaseShares, WebhookAttemptResult, WebhookAttemptRow, WebhookDeliveriesRepository, WebhookDeliveryFilter, WebhookDeliveryRow } from './webhook-deliveries.types';
-import { COOLING } from './webhook-cooling';
+import { cooling, coolingStateFromDb } from './webhook-cooling';
 import { insertRows, rowsInsert, type Column } from './rows-insert';
 import { atomically, chunks } from './write-helpers';
 
@@ -91,7 +92,7 @@ const LEASED_NOW = `EXISTS (SELECT 1 FROM webhook_deliveries l
  */
 const COOLING_TURNS = `
   SELECT s.id FROM webhook_subscriptions s
-  WHERE s.${COOLING}
+  WHERE ${cooling('s')}
     AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.state = 'pending' AND d.next_attempt_at <= :now)
   FOR NO KEY UPDATE OF s SKIP LOCKED`;
 
@@ -99,10 +100,13 @@ const COOLING_TURNS = `
  * PostgreSQL lease. `pending` walks the pending deliveries by (subscription_id,
  * next_attempt_at): one index descent per subscription gives its earliest
  * one, however many it has. Each subscription with a due delivery gets a share
- * (the caller's room for it, or its cooling turn), the longest waiting first;
- * each share is filled from that subscription's earliest due deliveries
- * (LATERAL, FOR UPDATE SKIP LOCKED: replicas skip each other's rows), and the
- * deliveries are taken in turns: every subscription's first, then seconds, ….
+ * (the caller's room for it, or its cooling turn), the longest waiting first,
+ * and each application as many subscriptions as its own share (the caller's
+ * room for the application) could take one delivery of; each share is filled
+ * from that subscription's earliest due deliveries (LATERAL, FOR UPDATE SKIP
+ * LOCKED: replicas skip each other's rows), and the deliveries are taken in
+ * turns, every subscription's first, then seconds, …, at most the
+ * application's share of one application's subscriptions together.
  */
 const LEASE_POSTGRES = `
   WITH RECURSIVE pending AS (
@@ -117,29 +121,44 @@ const LEASE_POSTGRES = `
   held AS (
     SELECT * FROM unnest(CAST(:heldIds AS uuid[]), CAST(:heldCounts AS integer[])) AS h(subscription_id, count)
   ),
+  held_applications AS (
+    SELECT * FROM unnest(CAST(:heldApplicationIds AS uuid[]), CAST(:heldApplicationCounts AS integer[])) AS h(application_id, count)
+  ),
   shares AS (
-    SELECT p.subscription_id, p.next_attempt_at AS first_due,
-      CASE WHEN s.${COOLING}
+    SELECT p.subscription_id, s.application_id, p.next_attempt_at AS first_due,
+      CASE WHEN ${cooling('s')}
         THEN CASE WHEN s.id = ANY(CAST(:turns AS uuid[])) AND NOT ${LEASED_NOW} THEN 1 ELSE 0 END
-        ELSE CAST(:perSubscription AS integer) - COALESCE(h.count, 0) END AS share
+        ELSE CAST(:perSubscription AS integer) - COALESCE(h.count, 0) END AS share,
+      CAST(:perApplication AS integer) - COALESCE(ha.count, 0) AS application_share
     FROM pending p
     JOIN webhook_subscriptions s ON s.id = p.subscription_id
     LEFT JOIN held h ON h.subscription_id = p.subscription_id
+    LEFT JOIN held_applications ha ON ha.application_id = s.application_id
     WHERE p.next_attempt_at <= :now
   ),
   served AS (
-    SELECT subscription_id, first_due, share FROM shares WHERE share > 0 ORDER BY first_due, subscription_id LIMIT :limit
+    SELECT subscription_id, application_id, first_due, share, application_share FROM (
+      SELECT shares.*, row_number() OVER (PARTITION BY application_id ORDER BY first_due, subscription_id) AS application_turn
+      FROM shares WHERE share > 0 AND application_share > 0
+    ) x WHERE application_turn <= application_share
+    ORDER BY first_due, subscription_id LIMIT :limit
   ),
   picked AS (
-    SELECT l.id, t.subscription_id, t.first_due, row_number() OVER (PARTITION BY t.subscription_id ORDER BY l.next_attempt_at, l.id) AS turn
+    SELECT l.id, t.subscription_id, t.application_id, t.first_due, t.application_share,
+      row_number() OVER (PARTITION BY t.subscription_id ORDER BY l.next_attempt_at, l.id) AS turn
     FROM served t CROSS JOIN LATERAL (
       SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
       WHERE d.subscription_id = t.subscription_id AND d.state = 'pending' AND d.next_attempt_at <= :now
       ORDER BY d.next_attempt_at LIMIT t.share
       FOR UPDATE SKIP LOCKED) l
   ),
+  ranked AS (
+    SELECT id, subscription_id, first_due, turn, application_share,
+      row_number() OVER (PARTITION BY application_id ORDER BY turn, first_due, subscription_id) AS application_turn
+    FROM picked
+  ),
   chosen AS (
-    SELECT id FROM picked ORDER BY turn, first_due, subscription_id LIMIT :limit
+    SELECT id FROM ranked WHERE application_turn <= application_share ORDER BY turn, first_due, subscription_id LIMIT :limit
   ),
   changed AS (
     UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
@@ -151,68 +170,75 @@ const LEASE_POSTGRES = `
 /**
  * SQLite lease, the same shares in one statement (units of work run one at a
  * time): every due delivery ranked within its subscription by ROW_NUMBER(),
- * read in (subscription_id, next_attempt_at) order from the partial index.
+ * read in (subscription_id, next_attempt_at) order from the partial index,
+ * then those within their subscription's share ranked within their application.
  */
 const LEASE_SQLITE = `
   WITH due AS (
-    SELECT id, subscription_id,
+    SELECT id, subscription_id, application_id,
       ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS turn,
       MIN(next_attempt_at) OVER (PARTITION BY subscription_id) AS first_due
     FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= :now
   ),
   shares AS (
     SELECT s.id AS subscription_id,
-      CASE WHEN s.${COOLING}
+      CASE WHEN ${cooling('s')}
         THEN CASE WHEN ${LEASED_NOW} THEN 0 ELSE 1 END
         ELSE :perSubscription - COALESCE((SELECT CAST(h.value AS integer) FROM json_each(:held) h WHERE h.key = s.id), 0) END AS share
     FROM webhook_subscriptions s WHERE s.id IN (SELECT subscription_id FROM due)
   ),
-  chosen AS (
-    SELECT due.id FROM due JOIN shares ON shares.subscription_id = due.subscription_id
+  ranked AS (
+    SELECT due.id, due.turn, due.first_due, due.subscription_id,
+      ROW_NUMBER() OVER (PARTITION BY due.application_id ORDER BY due.turn, due.first_due, due.subscription_id) AS application_turn,
+      :perApplication - COALESCE((SELECT CAST(h.value AS integer) FROM json_each(:heldApplications) h WHERE h.key = due.application_id), 0) AS application_share
+    FROM due JOIN shares ON shares.subscription_id = due.subscription_id
     WHERE due.turn <= shares.share
-    ORDER BY due.turn, due.first_due, due.subscription_id LIMIT :limit
+  ),
+  chosen AS (
+    SELECT id FROM ranked WHERE application_turn <= application_share
+    ORDER BY turn, first_due, subscription_id LIMIT :limit
   )
   UPDATE webhook_deliveries SET lease_id = :leaseId, next_attempt_at = :leaseUntil
   WHERE id IN (SELECT id FROM chosen)
   RETURNING ${RETURNED}`;
 
-/**
- * PostgreSQL: the failure streaks the outcomes (in their order) leave, one
- * statement. A subscription whose streak does not change is neither locked nor
- * written (a success where there was no streak); the others are locked in id
- * order first, so two dispatchers writing outcomes of the same subscriptions
- * never deadlock, and before their deliveries, as a revocation locks them.
- */
-const UPDATE_STREAKS = `
-  WITH v AS (
-    SELECT * FROM unnest(CAST(:ids AS uuid[]), CAST(:delivered AS boolean[])) WITH ORDINALITY AS v(id, delivered, ord)
-  ),
-  outcomes AS (
-    SELECT d.subscription_id, v.ord, max(CASE WHEN v.delivered THEN v.ord END) OVER (PARTITION BY d.subscription_id) AS last_delivered
-    FROM v JOIN webhook_deliveries d ON d.id = v.id AND d.id = ANY(CAST(:ids AS uuid[]))
-  ),
-  tally AS (
-    SELECT subscription_id, bool_or(last_delivered IS NOT NULL) AS ended, count(*) FILTER (WHERE ord > COALESCE(last_delivered, 0)) AS failures
-    FROM outcomes GROUP BY subscription_id
-  ),
-  streaks AS (
-    SELECT s.id, CASE WHEN t.ended THEN t.failures ELSE s.consecutive_failures + t.failures END AS streak
-    FROM webhook_subscriptions s JOIN tally t ON t.subscription_id = s.id
-  ),
-  locked AS MATERIALIZED (
-    SELECT s.id FROM webhook_subscriptions s JOIN streaks n ON n.id = s.id
-    WHERE s.consecutive_failures <> n.streak
-    ORDER BY s.id FOR NO KEY UPDATE OF s
-  )
-  UPDATE webhook_subscriptions s SET consecutive_failures = CASE WHEN t.ended THEN t.failures ELSE s.consecutive_failures + t.failures END
-  FROM tally t JOIN locked k ON k.id = t.subscription_id
-  WHERE s.id = t.subscription_id`;
+/** The subscription of each delivery, with its cooling state as it is now. */
+const COOLING_OF_POSTGRES = `
+  SELECT d.id AS delivery_id, s.id, s.consecutive_failures, s.recent_outcomes
+  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+  WHERE d.id = ANY(CAST(:ids AS uuid[]))`;
+const COOLING_OF_SQLITE = `
+  SELECT d.id AS delivery_id, s.id, s.consecutive_failures, s.recent_outcomes
+  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+  WHERE d.id IN (:...ids)`;
 
-/** SQLite: one outcome's move of its subscription's streak (not written when it does not change). */
-const UPDATE_STREAK = `
-  UPDATE webhook_subscriptions SET consecutive_failures = CASE WHEN :delivered THEN 0 ELSE consecutive_failures + 1 END
-  WHERE id = (SELECT subscription_id FROM webhook_deliveries WHERE id = :id)
-    AND consecutive_failures <> CASE WHEN :delivered THEN 0 ELSE consecutive_failures + 1 END`;
+/**
+ * PostgreSQL: the subscriptions whose cooling state the outcomes change, locked
+ * in id order (two dispatchers writing outcomes of the same subscriptions never
+ * deadlock) and before their deliveries, as a revocation locks them.
+ */
+const LOCK_COOLING = `
+  SELECT id, consecutive_failures, recent_outcomes FROM webhook_subscriptions
+  WHERE id = ANY(CAST(:ids AS uuid[])) ORDER BY id FOR NO KEY UPDATE`;
+
+const WRITE_COOLING_POSTGRES = `
+  UPDATE webhook_subscriptions s SET consecutive_failures = v.streak, recent_outcomes = v.recent, recent_failures = v.failures
+  FROM unnest(CAST(:ids AS uuid[]), CAST(:streaks AS integer[]), CAST(:recents AS varchar[]), CAST(:failures AS integer[])) AS v(id, streak, recent, failures)
+  WHERE s.id = v.id`;
+const WRITE_COOLING_SQLITE = `
+  UPDATE webhook_subscriptions SET consecutive_failures = :streak, recent_outcomes = :recent, recent_failures = :failures WHERE id = :id`;
+
+/** The states `outcomes` (by subscription, in order) leave from `states`, for the subscriptions they change. */
+function coolingChanges(states: ReadonlyMap<string, CoolingState>, outcomes: ReadonlyMap<string, boolean[]>): Map<string, CoolingState> {
+  const changed = new Map<string, CoolingState>();
+  for (const [id, delivered] of outcomes) {
+    const before = states.get(id);
+    if (!before) continue;
+    const after = delivered.reduce(coolingAfter, before);
+    if (!sameCoolingState(before, after)) changed.set(id, after);
+  }
+  return changed;
+}
 
 const NEWEST_FIRST = { createdAt: 'DESC', id: 'DESC' } as const;
 
@@ -276,16 +302,20 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
 
   async claimDue(now: Date, limit: number, leaseId: string, leaseUntil: Date, shares?: LeaseShares): Promise<WebhookDeliveryRow[]> {
     const perSubscription = shares?.perSubscription ?? limit;
+    const perApplication = shares?.perApplication ?? limit;
     const held = [...(shares?.held ?? new Map<string, number>())];
-    const params = { now, limit, leaseId, leaseUntil, perSubscription };
+    const heldApplications = [...(shares?.heldByApplication ?? new Map<string, number>())];
+    const params = { now, limit, leaseId, leaseUntil, perSubscription, perApplication };
     if (this.kind !== 'postgres') {
-      return (await queryRows<RawRow>(this.manager, LEASE_SQLITE, { ...params, held: JSON.stringify(Object.fromEntries(held)) })).map(deliveryFromDb);
+      const counts = { held: JSON.stringify(Object.fromEntries(held)), heldApplications: JSON.stringify(Object.fromEntries(heldApplications)) };
+      return (await queryRows<RawRow>(this.manager, LEASE_SQLITE, { ...params, ...counts })).map(deliveryFromDb);
     }
     // Two statements in one transaction: the cooling turns are locked before the lease's snapshot is taken.
     return atomically(this.manager, async (manager) => {
       const turns = (await queryPrepared<{ id: string }>(manager, COOLING_TURNS, { now })).map((row) => row.id);
       const rows = await queryPrepared<RawRow>(manager, LEASE_POSTGRES, {
         ...params, turns, heldIds: held.map(([id]) => id), heldCounts: held.map(([, count]) => count),
+        heldApplicationIds: heldApplications.map(([id]) => id), heldApplicationCounts: heldApplications.map(([, count]) => count),
       });
       return rows.map(deliveryFromDb);
     });
@@ -294,8 +324,8 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
   recordAttempts(results: WebhookAttemptResult[]): Promise<string[]> {
     if (results.length === 0) return Promise.resolve([]);
     return atomically(this.manager, async (manager) => {
-      // The streaks first: subscriptions are locked before their deliveries, as a revocation does.
-      await this.updateStreaks(results, manager);
+      // The cooling states first: subscriptions are locked before their deliveries, as a revocation does.
+      await this.updateCooling(results, manager);
       const written = new Set<string>();
       for (const chunk of chunks(results, INSERT_CHUNK)) {
         const ids = this.kind === 'postgres' ? await this.updateOutcomesPostgres(chunk, manager) : await this.updateOutcomesOneByOne(chunk, manager);
@@ -329,15 +359,47 @@ export class TypeOrmWebhookDeliveriesRepository implements WebhookDeliveriesRepo
       .andWhere('d.created_at >= :since', { since });
   }
 
-  /** Each outcome moves its subscription's failure streak, in order; written or not, the attempt was made. */
-  private async updateStreaks(results: WebhookAttemptResult[], manager: EntityManager): Promise<void> {
-    if (this.kind === 'postgres') {
-      for (const chunk of chunks(results, INSERT_CHUNK)) {
-        await queryPrepared(manager, UPDATE_STREAKS, { ids: chunk.map((r) => r.attempt.deliveryId), delivered: chunk.map((r) => r.deliveredAt !== null) });
+  /**
+   * Each outcome moves its subscription's cooling state (libs/core
+   * coolingAfter), in order; written or not, the attempt was made. Read first
+   * without a lock: a subscription whose state does not change (a success
+   * with no failure to remember) is neither locked nor written.
+   */
+  private async updateCooling(results: WebhookAttemptResult[], manager: EntityManager): Promise<void> {
+    const postgres = this.kind === 'postgres';
+    const owners = new Map<string, string>();
+    const states = new Map<string, CoolingState>();
+    for (const chunk of chunks(results, INSERT_CHUNK)) {
+      const ids = chunk.map((r) => r.attempt.deliveryId);
+      const rows = postgres ? await queryPrepared<RawRow>(manager, COOLING_OF_POSTGRES, { ids }) : await queryRows<RawRow>(manager, COOLING_OF_SQLITE, { ids });
+      for (const row of rows) {
+        owners.set(row.delivery_id as string, row.id as string);
+        states.set(row.id as string, coolingStateFromDb(row));
       }
+    }
+    const outcomes = new Map<string, boolean[]>();
+    for (const r of results) {
+      const subscriptionId = owners.get(r.attempt.deliveryId);
+      if (subscriptionId) outcomes.set(subscriptionId, [...(outcomes.get(subscriptionId) ?? []), r.deliveredAt !== null]);
+    }
+    let changed = coolingChanges(states, outcomes);
+    if (changed.size === 0) return;
+    if (postgres) {
+      // Locked, then read again: another dispatcher may have written outcomes since the first read.
+      const locked = await queryPrepared<RawRow>(manager, LOCK_COOLING, { ids: [...changed.keys()] });
+      changed = coolingChanges(new Map(locked.map((row) => [row.id as string, coolingStateFromDb(row)])), outcomes);
+      const writes = [...changed];
+      if (writes.length === 0) return;
+      await queryPrepared(manager, WRITE_COOLING_POSTGRES, {
+        ids: writes.map(([id]) => id), streaks: writes.map(([, s]) => s.failureStreak),
+        recents: writes.map(([, s]) => s.recentOutcomes), failures: writes.map(([, s]) => recentFailures(s.recentOutcomes)),
+      });
       return;
     }
-    for (const r of results) await queryRows(manager, UPDATE_STREAK, { id: r.attempt.deliveryId, delivered: r.deliveredAt !== null });
+    // SQLite: units of work run one at a time, so what was read still holds.
+    for (const [id, state] of changed) {
+      await queryRows(manager, WRITE_COOLING_SQLITE, { id, streak: state.failureStreak, recent: state.recentOutcomes, failures: recentFailures(state.recentOutcomes) });
+    }
   }
 
   /** PostgreSQL: every outcome in one UPDATE … FROM unnest(…), lease checked per row. */

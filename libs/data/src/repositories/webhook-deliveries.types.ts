@@ -1,4 +1,4 @@
-// Webhook deliveries and their attempts (migrations 1760000000200, 1760000000700).
+// Webhook deliveries and their attempts (migrations 1760000000200, 1760000000700, 1795843800000).
 import type { DeliveryState } from '@cds/core';
 
 export interface WebhookDeliveryRow {
@@ -52,6 +52,10 @@ export interface LeaseShares {
   perSubscription: number;
   /** What it holds already, by subscription id. */
   held: ReadonlyMap<string, number>;
+  /** Deliveries of one application's subscriptions together it may hold (no cap of its own when absent). */
+  perApplication?: number;
+  /** What it holds already, by application id. */
+  heldByApplication?: ReadonlyMap<string, number>;
 }
 
 export interface WebhookDeliveriesRepository {
@@ -75,17 +79,19 @@ export interface WebhookDeliveriesRepository {
    * meanwhile (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one statement).
    * Subscriptions are served in turn, the one whose earliest due delivery
    * waited longest first, each its earliest due deliveries: at most
-   * `shares.perSubscription` minus what the caller holds of it (no such cap
-   * without `shares`). A cooling subscription gets one delivery, and only
-   * while none of its deliveries is leased by any dispatcher.
+   * `shares.perSubscription` minus what the caller holds of it, and of one
+   * application's subscriptions together at most `shares.perApplication`
+   * minus what the caller holds of them (no such caps without `shares`). A
+   * cooling subscription gets one delivery, and only while none of its
+   * deliveries is leased by any dispatcher.
    */
   claimDue(now: Date, limit: number, leaseId: string, leaseUntil: Date, shares?: LeaseShares): Promise<WebhookDeliveryRow[]>;
   /**
    * For each result whose lease still holds: the attempt row and the delivery's
    * new state. Returns the ids of the deliveries written (a lost lease writes nothing).
    * Every result, written or not (the receiver saw the attempt either way),
-   * also moves its subscription's failure streak: a delivered attempt ends it,
-   * a failed one adds one, in the order of `results`.
+   * also moves its subscription's cooling state (libs/core coolingAfter), in
+   * the order of `results`.
    */
   recordAttempts(results: WebhookAttemptResult[]): Promise<string[]>;
   attemptsOf(deliveryId: string): Promise<WebhookAttemptRow[]>; // oldest first

@@ -1,10 +1,11 @@
+import type { CoolingState } from '@cds/core';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { guardUnique } from '../errors';
-import { numberFromDb, queryRows } from '../sql';
+import { numberFromDb, queryRows, type RawRow } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { WebhookSecretRow, WebhookSubscriptionRow, WebhookSubscriptionsRepository } from './webhook-subscriptions.types';
-import { COOLING } from './webhook-cooling';
+import { cooling, coolingStateFromDb } from './webhook-cooling';
 import { atomically, updateWhere } from './write-helpers';
 
 const OLDEST_FIRST = { createdAt: 'ASC', id: 'ASC' } as const;
@@ -93,16 +94,16 @@ export class TypeOrmWebhookSubscriptionsRepository implements WebhookSubscriptio
       .getMany();
   }
 
-  async failureStreaks(subscriptionIds: string[]): Promise<Map<string, number>> {
+  async coolingStates(subscriptionIds: string[]): Promise<Map<string, CoolingState>> {
     if (subscriptionIds.length === 0) return new Map();
-    const rows = await queryRows<{ id: string; consecutive_failures: unknown }>(
-      this.manager, 'SELECT id, consecutive_failures FROM webhook_subscriptions WHERE id IN (:...subscriptionIds)', { subscriptionIds },
+    const rows = await queryRows<RawRow>(
+      this.manager, 'SELECT id, consecutive_failures, recent_outcomes FROM webhook_subscriptions WHERE id IN (:...subscriptionIds)', { subscriptionIds },
     );
-    return new Map(rows.map((row) => [row.id, numberFromDb(row.consecutive_failures)]));
+    return new Map(rows.map((row) => [row.id as string, coolingStateFromDb(row)]));
   }
 
   async countCooling(): Promise<number> {
-    const [row] = await queryRows<{ count: unknown }>(this.manager, `SELECT count(*) AS count FROM webhook_subscriptions WHERE ${COOLING} AND status = 'active'`, {});
+    const [row] = await queryRows<{ count: unknown }>(this.manager, `SELECT count(*) AS count FROM webhook_subscriptions WHERE ${cooling()} AND status = 'active'`, {});
     return numberFromDb(row?.count ?? 0);
   }
 }

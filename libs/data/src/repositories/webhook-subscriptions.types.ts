@@ -1,5 +1,5 @@
-// Webhook subscriptions and their signing secrets (migrations 1760000000200, 1760000000700).
-import type { SubscriptionStatus } from '@cds/core';
+// Webhook subscriptions and their signing secrets (migrations 1760000000200, 1760000000700, 1795843800000).
+import type { CoolingState, SubscriptionStatus } from '@cds/core';
 
 export interface WebhookSubscriptionRow {
   id: string;
@@ -15,7 +15,7 @@ export interface WebhookSubscriptionRow {
 export interface WebhookSecretRow {
   id: string;
   subscriptionId: string;
-  secretSealed: string; // sealed with DATA_ENCRYPTION_KEY (libs/core secret-box): it must be recoverable to sign
+  secretSealed: string; // sealed with DATA_ENCRYPTION_KEY for SEAL_PURPOSES.webhookSecret and the row's id (libs/core secret-box): it must be recoverable to sign
   createdAt: Date;
   expiresAt: Date | null; // null while current; a rotation sets it to the rotation time + 24 h
 }
@@ -39,10 +39,11 @@ export interface WebhookSubscriptionsRepository {
   /** Secrets that still sign at `now`, newest first. */
   signingSecrets(subscriptionIds: string[], now: Date): Promise<WebhookSecretRow[]>;
   /**
-   * Attempts that failed in a row, by subscription id (DECISIONS §10: 5 or
-   * more is cooling). The deliveries repository writes them with each outcome.
+   * What decides whether each subscription is cooling (DECISIONS §10, libs/core
+   * isCooling), by subscription id: its failure streak and recent attempts. The
+   * deliveries repository writes them with each outcome.
    */
-  failureStreaks(subscriptionIds: string[]): Promise<Map<string, number>>;
+  coolingStates(subscriptionIds: string[]): Promise<Map<string, CoolingState>>;
   /** Active subscriptions that are cooling. */
   countCooling(): Promise<number>;
 }

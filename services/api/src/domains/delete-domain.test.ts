@@ -9,7 +9,7 @@ const CREATED = new Date('2025-06-01T10:00:00.000Z');
 const DELETED = new Date('2025-06-01T11:00:00.000Z');
 
 function contextOf(store: FakeStore, now: Date): UseCaseContext & { commits: number } {
-  const ctx = { store, edgeTarget: 'edge.example.net', deploymentDomainLimit: 0, now: () => now, commits: 0, afterCommit: () => { ctx.commits += 1; } };
+  const ctx = { store, edgeTarget: 'edge.example.net', edgeAddresses: [], deploymentDomainLimit: 0, now: () => now, commits: 0, afterCommit: () => { ctx.commits += 1; } };
   return ctx;
 }
 

@@ -12,13 +12,13 @@ export async function deleteDomain(ctx: UseCaseContext, application: Application
     await r.applications.lock(application.id); // serializes concurrent deletes of one domain; creates lock it first too
     const domain = await findOwnDomain(r, application.id, id, true);
     if (domain.deletedAt) {
-      const [current] = await withChecks(r, [domain], ctx.edgeTarget);
+      const [current] = await withChecks(r, [domain], ctx);
       return { resource: current as DomainResource, changed: false };
     }
     const now = ctx.now();
     await r.domains.markDeleted(application.id, domain.id, now);
     const deleted: DomainRow = { ...domain, status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null };
-    const [current] = await withChecks(r, [deleted], ctx.edgeTarget);
+    const [current] = await withChecks(r, [deleted], ctx);
     await r.outbox.add(ROUTING_KEYS.eventEmitted, domainEvent('domain.deleted', application.id, current as DomainResource, now));
     await r.outbox.add(ROUTING_KEYS.domainChanged, { domain_id: domain.id, hostname: domain.hostname, application_id: application.id, change: DOMAIN_CHANGES.deleted });
     return { resource: current as DomainResource, changed: true };

@@ -29,12 +29,15 @@ const metadataValue = Joi.alternatives().try(
 // their own error codes (invalid_hostname…, invalid_reference).
 export const createDomainBody = Joi.object({
   // '' is allowed here so that it gets its own code, empty_hostname.
-  hostname: Joi.string().allow('').required().description('Exact customer subdomain, e.g. shop.customer.com'),
+  hostname: Joi.string().allow('').required().description('Exact customer subdomain, e.g. shop.customer.com; an apex domain (customer.com) only where the deployment sets EDGE_ADDRESSES, else 422 apex_not_supported'),
   reference: Joi.string().allow('').required().description('Opaque workspace identifier, 1 to 255 characters'),
   metadata: Joi.object()
     .pattern(codePoints(1, 64), metadataValue)
     .max(32)
     .description('Up to 32 keys of 1-64 characters; values are strings of 0-512 characters (the empty string is a value), numbers, booleans or null'),
+  redirect_to: Joi.string().allow(null).description(
+    'Hostname of another live domain of the same application: once both are ready, the edge answers every request to this domain with a 308 to https://<redirect_to><path and query> instead of proxying it. Unknown, or not among the application\'s live domains: 422 validation_error (field redirect_to).',
+  ),
 }).label('DomainCreate');
 
 export const idempotencyHeaders = Joi.object({
@@ -53,8 +56,9 @@ export const getDomainQuery = Joi.object({ include_deleted: queryBoolean.default
 
 const dnsRecord = Joi.object({
   name: Joi.string().required(),
-  type: Joi.string().valid('TXT', 'CNAME').required(),
-  value: Joi.string().required(),
+  type: Joi.string().valid('TXT', 'CNAME', 'A', 'AAAA').required()
+    .description('TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them'),
+  value: Joi.string().required().description('The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address'),
   purpose: Joi.string().valid('ownership', 'routing').required(),
   help: Joi.string().required(),
 }).label('DnsRecord');
@@ -76,6 +80,7 @@ export const domainResource = Joi.object({
   dns_records: Joi.array().items(dnsRecord).required(),
   checks: Joi.array().items(check).length(4).required(),
   metadata: Joi.object().unknown(true).required(),
+  redirect_to: Joi.string().allow(null).required().description('Hostname every request is redirected to (308) once both domains are ready; null when unset'),
   created_at: timestamp.required(),
   updated_at: timestamp.required(),
   deleted_at: nullableTimestamp.required(),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, requestHash } from '@cds/core';
+import type { IdempotencyRow } from '@cds/data';
 import { errorBody } from '@cds/http';
 import { v5 as uuidv5 } from 'uuid';
 import type { UseCaseContext } from '../shared/context';
@@ -54,28 +55,28 @@ export async function withIdempotency(
 
   const hash = requestHash(body ?? null);
   const now = ctx.now();
-  const claim = () =>
-    ctx.store.run((r) =>
-      r.idempotency.tryInsert({
-        applicationId, key, requestHash: hash, state: 'in_progress', responseStatus: null, responseBody: null,
-        createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS),
-      }),
-    );
-  let inserted = await claim();
-  if (!inserted) {
+  const claim: IdempotencyRow = {
+    applicationId, key, requestHash: hash, state: 'in_progress', responseStatus: null, responseBody: null,
+    createdAt: now, expiresAt: new Date(now.getTime() + TTL_MS),
+  };
+  let claimed = await ctx.store.run((r) => r.idempotency.tryInsert(claim));
+  if (!claimed) {
     const twin = await ctx.store.run((r) => r.idempotency.find(applicationId, key));
     if (twin?.state === 'in_progress' && now.getTime() - twin.createdAt.getTime() > ABANDONED_AFTER_MS) {
       // When the process died between committing the resource and completing the key, finish its work instead of creating again.
       const created = twin.requestHash === hash ? await find(claimedResourceId(applicationId, key, twin.createdAt)) : null;
       if (created !== null) {
-        await ctx.store.run((r) => r.idempotency.complete(applicationId, key, 201, JSON.stringify(created)));
-        return { status: 200, body: created, replayed: true };
+        // Of several retries, the one that completes the dead claim answers from it; the others read what it stored.
+        if (await ctx.store.run((r) => r.idempotency.complete(applicationId, key, twin.createdAt, 201, JSON.stringify(created)))) {
+          return { status: 200, body: created, replayed: true };
+        }
+      } else {
+        // Compare-and-swap on the dead claim: of several retries exactly one takes it over.
+        claimed = await ctx.store.run((r) => r.idempotency.takeOver(claim, twin.createdAt));
       }
-      await ctx.store.run((r) => r.idempotency.delete(applicationId, key));
-      inserted = await claim();
     }
   }
-  if (!inserted) {
+  if (!claimed) {
     const existing = await ctx.store.run((r) => r.idempotency.find(applicationId, key));
     if (existing && existing.requestHash !== hash) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different body.', { key });
@@ -87,15 +88,16 @@ export async function withIdempotency(
     return { status, body: JSON.parse(existing.responseBody), replayed: true };
   }
 
+  // Every write below names this claim: once another request has taken the key over, they change nothing.
   try {
     const result = await create(claimedResourceId(applicationId, key, now));
-    await ctx.store.run((r) => r.idempotency.complete(applicationId, key, 201, JSON.stringify(result)));
+    await ctx.store.run((r) => r.idempotency.complete(applicationId, key, now, 201, JSON.stringify(result)));
     return { status: 201, body: result, replayed: false };
   } catch (err) {
     if (storable(err)) {
-      await ctx.store.run((r) => r.idempotency.complete(applicationId, key, err.status, JSON.stringify(errorBody(err))));
+      await ctx.store.run((r) => r.idempotency.complete(applicationId, key, now, err.status, JSON.stringify(errorBody(err))));
     } else {
-      await ctx.store.run((r) => r.idempotency.delete(applicationId, key));
+      await ctx.store.run((r) => r.idempotency.delete(applicationId, key, now));
     }
     throw err;
   }

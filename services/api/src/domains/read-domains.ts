@@ -1,4 +1,4 @@
-import { AppError, toDomainResource, type DomainResource } from '@cds/core';
+import { AppError, toDomainResource, type DomainResource, type EdgeRouting } from '@cds/core';
 import type { ApplicationRow, DomainListFilter, DomainRow, Repositories } from '@cds/data';
 import { UUID_PATTERN } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
@@ -21,16 +21,16 @@ export async function findOwnDomain(r: Repositories, applicationId: string, id: 
   return domain;
 }
 
-export async function withChecks(r: Repositories, domains: DomainRow[], edgeTarget: string): Promise<DomainResource[]> {
+export async function withChecks(r: Repositories, domains: DomainRow[], routing: EdgeRouting): Promise<DomainResource[]> {
   const checks = await r.domains.checksOf(domains.map((d) => d.id));
-  return domains.map((d) => toDomainResource(d, checks.filter((c) => c.domainId === d.id), edgeTarget));
+  return domains.map((d) => toDomainResource(d, checks.filter((c) => c.domainId === d.id), routing));
 }
 
 /** The application's domain with this id as a resource, or null. */
 export async function findDomain(ctx: UseCaseContext, application: ApplicationRow, id: string, includeDeleted: boolean): Promise<DomainResource | null> {
   return ctx.store.run(async (r) => {
     const domain = await lookupOwnDomain(r, application.id, id, includeDeleted);
-    return domain ? ((await withChecks(r, [domain], ctx.edgeTarget))[0] ?? null) : null;
+    return domain ? ((await withChecks(r, [domain], ctx))[0] ?? null) : null;
   });
 }
 
@@ -47,6 +47,6 @@ export async function listDomains(
 ): Promise<{ items: DomainResource[]; limit: number; offset: number }> {
   return ctx.store.run(async (r) => {
     const domains = await r.domains.list(application.id, filter);
-    return { items: await withChecks(r, domains, ctx.edgeTarget), limit: filter.limit, offset: filter.offset };
+    return { items: await withChecks(r, domains, ctx), limit: filter.limit, offset: filter.offset };
   });
 }

@@ -10,7 +10,7 @@ const T0 = new Date('2025-06-01T10:59:30.000Z');
 /** A context whose clock the test moves. */
 function contextOf(store: FakeStore): UseCaseContext & { commits: number; at: Date } {
   const ctx = {
-    store, edgeTarget: 'edge.example.net', deploymentDomainLimit: 0, at: T0, commits: 0,
+    store, edgeTarget: 'edge.example.net', edgeAddresses: [], deploymentDomainLimit: 0, at: T0, commits: 0,
     now: () => ctx.at,
     afterCommit: () => { ctx.commits += 1; },
   };

@@ -24,7 +24,7 @@ export async function recheckDomain(ctx: UseCaseContext, application: Applicatio
     if (!perDomain.allowed) throw refuse(perDomain, 'This domain was rechecked less than 60 seconds ago');
     const perApp = await hitWindow(r.rateCounters, `recheck:app:${application.id}`, PER_APPLICATION.limit, PER_APPLICATION.windowSeconds, at, { anchored: true });
     if (!perApp.allowed) throw refuse(perApp, 'The application has used its 60 rechecks for this hour');
-    const [current] = await withChecks(r, [domain], ctx.edgeTarget);
+    const [current] = await withChecks(r, [domain], ctx);
     return { resource: current as DomainResource, domainId: domain.id };
   });
   await ctx.store.transaction(async (r) => {

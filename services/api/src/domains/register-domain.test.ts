@@ -7,7 +7,7 @@ const NOW = new Date('2025-06-01T10:00:00.000Z');
 const EDGE_TARGET = 'edge.example.net';
 
 function contextOf(store: FakeStore, deploymentDomainLimit = 0): UseCaseContext & { commits: number } {
-  const ctx = { store, edgeTarget: EDGE_TARGET, deploymentDomainLimit, now: () => NOW, commits: 0, afterCommit: () => { ctx.commits += 1; } };
+  const ctx = { store, edgeTarget: EDGE_TARGET, edgeAddresses: [], deploymentDomainLimit, now: () => NOW, commits: 0, afterCommit: () => { ctx.commits += 1; } };
   return ctx;
 }
 
@@ -102,5 +102,38 @@ describe('registerDomain', () => {
     expect(store.tables.domains).toHaveLength(2);
     expect(store.tables.outbox).toHaveLength(4);
     expect(ctx.commits).toBe(0);
+  });
+
+  it('accepts an apex domain only when the deployment has edge addresses, and asks for A and AAAA records then (DECISIONS §12)', async () => {
+    const application = fakeApplication();
+    const store = fakeStore({ applications: [application] });
+    const refused = await refusal(registerDomain(contextOf(store), application, { hostname: 'customer.com', reference: 'ws' }));
+    expect(refused).toMatchObject({ code: 'apex_not_supported', details: { field: 'hostname' } });
+    const ctx = { ...contextOf(store), edgeAddresses: ['192.0.2.1', '2001:db8::1'] };
+    const resource = await registerDomain(ctx, application, { hostname: 'customer.com', reference: 'ws' });
+    expect(resource.dns_records.map((r) => [r.type, r.name, r.value])).toEqual([
+      ['TXT', '_custom-domain-challenge.customer.com', expect.any(String)],
+      ['A', 'customer.com', '192.0.2.1'],
+      ['AAAA', 'customer.com', '2001:db8::1'],
+    ]);
+  });
+
+  it('stores redirect_to, normalized, when it names a live domain of the application; otherwise validation_error on redirect_to and nothing written', async () => {
+    const owner = fakeApplication();
+    const other = fakeApplication();
+    const store = fakeStore({ applications: [owner, other] });
+    await registerDomain(contextOf(store), owner, { hostname: 'www.example.com', reference: 'ws' });
+    await registerDomain(contextOf(store), other, { hostname: 'www.example.org', reference: 'ws' });
+
+    const resource = await registerDomain(contextOf(store), owner, { hostname: 'shop.example.com', reference: 'ws', redirect_to: 'WWW.example.com.' });
+    expect(resource.redirect_to).toBe('www.example.com');
+    expect(store.tables.domains.find((d) => d.id === resource.id)?.redirectTo).toBe('www.example.com');
+    expect((await registerDomain(contextOf(store), owner, { hostname: 'a.example.com', reference: 'ws' })).redirect_to).toBeNull();
+
+    for (const redirectTo of ['www.example.org', 'nowhere.example.com', 'b.example.com', '*.example.com']) {
+      const err = await refusal(registerDomain(contextOf(store), owner, { hostname: 'b.example.com', reference: 'ws', redirect_to: redirectTo }));
+      expect(err).toMatchObject({ code: 'validation_error', status: 422, details: { field: 'redirect_to', errors: [expect.objectContaining({ location: 'body', field: 'redirect_to' })] } });
+    }
+    expect(store.tables.domains.filter((d) => d.hostname === 'b.example.com')).toEqual([]);
   });
 });

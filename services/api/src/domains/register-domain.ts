@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, CHECK_REASONS, CHECK_TYPES, DOMAIN_CHANGES, generateChallengeToken, normalizeHostname, ROUTING_KEYS, toDomainResource, type DomainResource } from '@cds/core';
+import { AppError, canonicalHostname, CHECK_REASONS, CHECK_TYPES, DOMAIN_CHANGES, generateChallengeToken, normalizeHostname, ROUTING_KEYS, toDomainResource, type DomainResource } from '@cds/core';
 import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type OutboxMessage, type RegisterOutcome, type Repositories } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
@@ -9,6 +9,7 @@ interface CreateDomainBody {
   hostname: string;
   reference: string;
   metadata?: Record<string, MetadataValue>;
+  redirect_to?: string | null;
 }
 
 const MAX_REFERENCE = 255;
@@ -20,6 +21,35 @@ function claimedError(hostname: string): AppError {
 function limitError(scope: 'application' | 'deployment', limit: number, live: number): AppError {
   const owner = scope === 'application' ? 'The application' : 'The deployment';
   return new AppError('domain_limit_reached', `${owner} has reached its limit of ${limit} live domains.`, { scope, limit, live });
+}
+
+function redirectError(message: string): AppError {
+  return new AppError('validation_error', message, {
+    field: 'redirect_to',
+    errors: [{ location: 'body', field: 'redirect_to', message, type: 'redirect_to.not_found' }],
+  });
+}
+
+/**
+ * `redirect_to` (DECISIONS §12): the hostname of another live domain of the
+ * same application, normalized as stored; a domain of another application is
+ * answered exactly as a name nobody registered.
+ */
+async function redirectTarget(ctx: UseCaseContext, application: ApplicationRow, hostname: string, input: string | null | undefined): Promise<string | null> {
+  if (input === undefined || input === null) return null;
+  let target: string;
+  try {
+    target = canonicalHostname(input);
+  } catch (err) {
+    if (err instanceof AppError) throw redirectError(`redirect_to is no hostname: ${err.message}`);
+    throw err;
+  }
+  if (target === hostname) throw redirectError('redirect_to must name another domain than the one being created.');
+  const found = await ctx.store.run((r) => r.domains.findLiveByHostname(target));
+  if (found?.applicationId !== application.id) {
+    throw redirectError(`redirect_to: no live domain of this application has the hostname ${target}.`);
+  }
+  return target;
 }
 
 /**
@@ -44,7 +74,8 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
   if (input.reference.includes('\u0000')) {
     throw new AppError('invalid_reference', 'reference must not contain the NUL character (U+0000).', { field: 'reference' });
   }
-  const hostname = normalizeHostname(input.hostname, { edgeTarget: ctx.edgeTarget });
+  const hostname = normalizeHostname(input.hostname, { edgeTarget: ctx.edgeTarget, apexDomains: ctx.edgeAddresses.length > 0 });
+  const redirectTo = await redirectTarget(ctx, application, hostname, input.redirect_to);
 
   const now = ctx.now();
   const domain: DomainRow = {
@@ -55,6 +86,7 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
     status: 'pending_dns',
     challengeToken: generateChallengeToken(),
     metadata: input.metadata ?? {},
+    redirectTo,
     createdAt: now,
     updatedAt: now,
     deletedAt: null,
@@ -88,5 +120,5 @@ export async function registerDomain(ctx: UseCaseContext, application: Applicati
     throw limitError('application', limit, outcome.live);
   }
   ctx.afterCommit();
-  return toDomainResource(domain, checks, ctx.edgeTarget);
+  return toDomainResource(domain, checks, ctx);
 }

@@ -1,4 +1,4 @@
-import { AppError, ASSERTION_KID_PATTERN, encryptSecret, generateAssertionKey, isoTimestamp, selectSigningKey } from '@cds/core';
+import { AppError, ASSERTION_KID_PATTERN, encryptSecret, generateAssertionKey, isoTimestamp, SEAL_PURPOSES, selectSigningKey } from '@cds/core';
 import type { AssertionKeyRow } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
@@ -39,7 +39,7 @@ export async function issueAssertionKey(ctx: UseCaseContext, settings: Assertion
     const newest = (await r.assertionKeys.list(app.id)).reduce((t, k) => Math.max(t, k.createdAt.getTime()), 0);
     const createdAt = new Date(Math.max(now.getTime(), newest + 1));
     const { kid, secret } = generateAssertionKey();
-    const row: AssertionKeyRow = { kid, applicationId: app.id, secretSealed: encryptSecret(secret, settings.dataEncryptionKey), createdAt, revokedAt: null };
+    const row: AssertionKeyRow = { kid, applicationId: app.id, secretSealed: encryptSecret(secret, settings.dataEncryptionKey, { purpose: SEAL_PURPOSES.assertionKey, id: kid }), createdAt, revokedAt: null };
     await r.assertionKeys.insert(row);
     return { kid, secret, status: 'active' as const, created_at: isoTimestamp(createdAt) };
   });

@@ -108,7 +108,7 @@ describe('toCheckRunResource and toDomainLookupResource', () => {
 
   it('adds the slug, the certificate and the runs, in the order given, to the domain resource', () => {
     const domain = {
-      id: 'd1', hostname: 'shop.example.com', reference: 'ws', status: 'ready', dns_records: [], checks: [], metadata: {},
+      id: 'd1', hostname: 'shop.example.com', reference: 'ws', status: 'ready', dns_records: [], checks: [], metadata: {}, redirect_to: null,
       created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', deleted_at: null,
     };
     const older = { ...run, startedAt: new Date('2026-05-01T09:59:30.000Z'), trigger: 'schedule' as const };

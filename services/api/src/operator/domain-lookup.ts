@@ -35,7 +35,7 @@ export async function lookupDomain(ctx: UseCaseContext, settings: DomainLookupSe
     const certificate = stored?.domainId === domain.id ? stored : null;
     const runs = await r.domainLookup.recentRuns(domain.id);
     return toDomainLookupResource(
-      toDomainResource(domain, checks, ctx.edgeTarget),
+      toDomainResource(domain, checks, ctx),
       application.slug,
       certificate && toCertificateResource(certificate, settings.acmeDirectoryUrl),
       runs,

@@ -4,6 +4,8 @@ import type { DataStore } from '@cds/data';
 export interface UseCaseContext {
   store: DataStore;
   edgeTarget: string;
+  /** EDGE_ADDRESSES: set, apex domains are accepted and routed by A and AAAA records (DECISIONS §12). */
+  edgeAddresses: readonly string[];
   deploymentDomainLimit: number;
   now: () => Date;
   /** Called after a transaction that wrote outbox rows has committed (wakes the relay). */

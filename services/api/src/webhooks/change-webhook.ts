@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, encryptSecret, generateWebhookSecret, REVOKED_LAST_ERROR, WEBHOOK_SECRET_OVERLAP_MS } from '@cds/core';
+import { AppError, encryptSecret, generateWebhookSecret, REVOKED_LAST_ERROR, SEAL_PURPOSES, WEBHOOK_SECRET_OVERLAP_MS } from '@cds/core';
 import type { ApplicationRow } from '@cds/data';
 import type { UseCaseContext } from '../shared/context';
 import { findOwnSubscription } from './read-webhooks';
@@ -37,8 +37,9 @@ export function rotateWebhookSecret(
     const now = ctx.now();
     const secret = generateWebhookSecret();
     await r.webhookSubscriptions.expireCurrentSecrets(subscription.id, new Date(now.getTime() + WEBHOOK_SECRET_OVERLAP_MS));
+    const secretId = randomUUID();
     await r.webhookSubscriptions.addSecret({
-      id: randomUUID(), subscriptionId: subscription.id, secretSealed: encryptSecret(secret, settings.encryptionKey), createdAt: now, expiresAt: null,
+      id: secretId, subscriptionId: subscription.id, secretSealed: encryptSecret(secret, settings.encryptionKey, { purpose: SEAL_PURPOSES.webhookSecret, id: secretId }), createdAt: now, expiresAt: null,
     });
     await r.webhookSubscriptions.update(application.id, subscription.id, { updatedAt: now });
     return { ...toWebhookResource({ ...subscription, updatedAt: now }), secret };

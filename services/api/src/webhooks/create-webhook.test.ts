@@ -12,7 +12,7 @@ const PUBLIC_URL = 'https://93.184.216.34/hooks';
 const settings = (allowPrivateCidrs: string[] = []): WebhookSettings => ({ encryptionKey: randomBytes(32), dnsServers: [], allowPrivateCidrs });
 
 function contextOf(store: FakeStore): UseCaseContext {
-  return { store, edgeTarget: 'edge.example.net', deploymentDomainLimit: 0, now: () => NOW, afterCommit: () => undefined };
+  return { store, edgeTarget: 'edge.example.net', edgeAddresses: [], deploymentDomainLimit: 0, now: () => NOW, afterCommit: () => undefined };
 }
 
 describe('createWebhook', () => {
@@ -28,7 +28,7 @@ describe('createWebhook', () => {
     const [secret] = store.tables.secrets;
     expect(secret).toMatchObject({ subscriptionId: created.id, expiresAt: null });
     expect(secret?.secretSealed).not.toContain(created.secret);
-    expect(decryptSecret(secret?.secretSealed as string, s.encryptionKey)).toBe(created.secret);
+    expect(decryptSecret(secret?.secretSealed as string, s.encryptionKey, { purpose: 'webhook-secret', id: secret?.id as string })).toBe(created.secret);
   });
 
   it('refuses at the application\'s webhook_subscriptions limit, counting active subscriptions only', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, encryptSecret, generateWebhookSecret } from '@cds/core';
+import { AppError, encryptSecret, generateWebhookSecret, SEAL_PURPOSES } from '@cds/core';
 import type { ApplicationRow, WebhookSubscriptionRow } from '@cds/data';
 import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
@@ -42,8 +42,9 @@ export async function createWebhook(
     if (active >= limit) {
       throw new AppError('webhook_limit_reached', `The application has reached its limit of ${limit} active webhook subscriptions.`, { limit, active });
     }
-    const sealed = encryptSecret(secret, settings.encryptionKey);
-    await r.webhookSubscriptions.insert(subscription, { id: randomUUID(), subscriptionId: subscription.id, secretSealed: sealed, createdAt: now, expiresAt: null });
+    const secretId = randomUUID();
+    const sealed = encryptSecret(secret, settings.encryptionKey, { purpose: SEAL_PURPOSES.webhookSecret, id: secretId });
+    await r.webhookSubscriptions.insert(subscription, { id: secretId, subscriptionId: subscription.id, secretSealed: sealed, createdAt: now, expiresAt: null });
   });
   return { ...toWebhookResource(subscription), secret };
 }

@@ -19,9 +19,12 @@ const EXPLANATION: Record<WebhookUrlRefusal, string> = {
   reserved: 'leads to a reserved address',
 };
 
+/**
+ * The refusal names the reason only: the address a name resolved to is the
+ * deployment's own knowledge of its networks, never shown to the application.
+ */
 function refusal(problem: WebhookUrlProblem): AppError {
-  const where = problem.address ? ` (${problem.address}${problem.embedded_ipv4 ? `, which carries ${problem.embedded_ipv4}` : ''})` : '';
-  return new AppError('invalid_webhook_url', `The webhook URL ${EXPLANATION[problem.reason]}${where}.`, { ...problem });
+  return new AppError('invalid_webhook_url', `The webhook URL ${EXPLANATION[problem.reason]}.`, { reason: problem.reason });
 }
 
 /**

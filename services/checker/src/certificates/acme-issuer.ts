@@ -8,12 +8,13 @@ import { Resolver } from 'node:dns/promises';
 import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
 import { LRUCache } from 'lru-cache';
-import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, type AcmeBudgetLimits } from '@cds/core';
+import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, failureCountsAgainstHostname, SEAL_PURPOSES, type AcmeBudgetLimits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
 import { orderCertificate, resumableOrder } from './acme-order';
 import { AcmeOrderBudget } from './acme-order-budget';
 import { boundAcmeRequests } from './acme-transport';
+import { certificateMismatch } from './certificate-match';
 import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
 import type { RenewalWindow } from '@cds/core';
 import { ariCertId } from './renewal';
@@ -45,6 +46,8 @@ export interface AcmeIssuerOptions {
   onReplacesRefused?: (hostname: string, err: unknown) => void;
   /** Told when an order an earlier try placed is carried on instead of a new one (its state at the CA). */
   onOrderResumed?: (hostname: string, status: string) => void;
+  /** Told when a saved order is dropped instead of carried on (its key does not open, or its certificate was refused), and why. */
+  onOrderDiscarded?: (hostname: string, reason: string) => void;
   /** Told when a renewal window could not be fetched; the certificate goes by the 30-day rule until the next try. */
   onRenewalInfoFailed?: (certId: string, err: unknown) => void;
   now?: () => Date;
@@ -87,7 +90,7 @@ export class AcmeIssuer implements CertificateIssuer {
   constructor(private readonly opts: AcmeIssuerOptions) {
     this.now = opts.now ?? (() => new Date());
     this.budget = new AcmeOrderBudget(opts.store, opts.orderBudget, this.now);
-    this.savedOrders = new SavedOrders(opts.store, opts.encryptionKey, this.now);
+    this.savedOrders = new SavedOrders(opts.store, opts.encryptionKey, (hostname, reason) => opts.onOrderDiscarded?.(hostname, reason));
     if (opts.dnsServers.length > 0) this.resolver.setServers([...opts.dnsServers]);
     // acme-client talks through one axios instance: the timeout and the bundle apply to it alone.
     boundAcmeRequests(acme.axios, ACME_REQUEST_TIMEOUT_MS);
@@ -119,12 +122,21 @@ export class AcmeIssuer implements CertificateIssuer {
         onReplacesRefused: (err: unknown) => this.opts.onReplacesRefused?.(hostname, err),
       };
       if (resumed) this.opts.onOrderResumed?.(hostname, resumed.status);
-      const chain = await orderCertificate(client, request, resumed, (url) => this.savedOrders.save(hostname, replacing, url, keyPem));
+      const chain = await orderCertificate(client, request, resumed, (order) =>
+        this.savedOrders.save(hostname, replacing, order.url, keyPem, order.expires ? new Date(order.expires) : null));
+      // A resumed order is only as good as the saved row it came from: nothing but this hostname's certificate for this key is stored.
+      const mismatch = certificateMismatch(chain, hostname, keyPem);
+      if (mismatch) {
+        await this.savedOrders.discard(hostname, mismatch);
+        throw new Error(`${mismatch}; the order is discarded and the next try places a new one`);
+      }
       const info = acme.crypto.readCertificateInfo(chain);
       return { pemChain: chain, keyPem, notBefore: info.notBefore, notAfter: info.notAfter };
     } catch (err) {
-      await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
-      throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${errorMessage(err)}`);
+      const message = errorMessage(err);
+      // A validation that got only our own edge's "unavailable" answer says nothing about the hostname.
+      if (failureCountsAgainstHostname(message, hostname)) await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
+      throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${message}`);
     }
   }
 
@@ -208,15 +220,16 @@ export class AcmeIssuer implements CertificateIssuer {
 
   private async loadAccount(): Promise<acme.Client> {
     const { store, encryptionKey } = this.opts;
+    const sealedAs = { purpose: SEAL_PURPOSES.setting, id: ACME_SETTINGS.accountKeySealed };
     const sealed = await store.run((r) => r.settings.get(ACME_SETTINGS.accountKeySealed));
-    let accountKey = sealed ? decryptSecret(sealed, encryptionKey) : null;
+    let accountKey = sealed ? decryptSecret(sealed, encryptionKey, sealedAs) : null;
     if (!accountKey) {
       const created = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
       // The first checker to store a key wins; the others use it.
       accountKey = await store.transaction(async (r) => {
         const stored = await r.settings.get(ACME_SETTINGS.accountKeySealed);
-        if (stored) return decryptSecret(stored, encryptionKey);
-        await r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(created, encryptionKey));
+        if (stored) return decryptSecret(stored, encryptionKey, sealedAs);
+        await r.settings.set(ACME_SETTINGS.accountKeySealed, encryptSecret(created, encryptionKey, sealedAs));
         return created;
       });
     }

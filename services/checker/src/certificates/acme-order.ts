@@ -35,19 +35,19 @@ export async function resumableOrder(client: acme.Client, url: string): Promise<
 
 /**
  * Carries `existing` (an order an earlier try placed, see resumableOrder) to
- * its end, or places a new one and tells `onPlaced` its URL; answers the
+ * its end, or places a new one and tells `onPlaced` of it; answers the
  * challenges still open, finalizes, and returns the PEM chain, leaf first.
  */
 export async function orderCertificate(
   client: acme.Client,
   req: OrderRequest,
   existing: acme.Order | null = null,
-  onPlaced?: (orderUrl: string) => Promise<void>,
+  onPlaced?: (order: acme.Order) => Promise<void>,
 ): Promise<string> {
   let order = existing;
   if (!order) {
     order = await placeOrder(client, req);
-    await onPlaced?.(order.url);
+    await onPlaced?.(order);
   }
   if (order.status === 'pending' || order.status === 'ready') {
     for (const authz of await client.getAuthorizations(order)) {

@@ -3,7 +3,7 @@
 // sealed with DATA_ENCRYPTION_KEY in the settings table.
 import { randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { decryptSecret, encryptSecret } from '@cds/core';
+import { decryptSecret, encryptSecret, SEAL_PURPOSES } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { CertificateIssuer, IssuedCertificate } from './issuer';
 import { LeafSigner } from './leaf-certificate';
@@ -96,10 +96,11 @@ export class InternalCa implements CertificateIssuer {
     const stored = await this.store.transaction(async (r) => {
       const certificatePem = await r.settings.get(INTERNAL_CA_SETTINGS.certificate);
       const keySealed = await r.settings.get(INTERNAL_CA_SETTINGS.keySealed);
-      if (certificatePem && keySealed) return { certificatePem, keyPem: decryptSecret(keySealed, this.encryptionKey) };
+      const sealedAs = { purpose: SEAL_PURPOSES.setting, id: INTERNAL_CA_SETTINGS.keySealed };
+      if (certificatePem && keySealed) return { certificatePem, keyPem: decryptSecret(keySealed, this.encryptionKey, sealedAs) };
       const created = await createAuthority(this.now());
       await r.settings.set(INTERNAL_CA_SETTINGS.certificate, created.certificatePem);
-      await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, encryptSecret(created.keyPem, this.encryptionKey));
+      await r.settings.set(INTERNAL_CA_SETTINGS.keySealed, encryptSecret(created.keyPem, this.encryptionKey, sealedAs));
       return created;
     });
     const certificate = new x509.X509Certificate(stored.certificatePem);

@@ -1,74 +1,72 @@
-// The order a checker is carrying out for a hostname, kept in the settings
-// table from the moment the CA accepts it until the certificate is stored: a
-// checker killed meanwhile (or one that cannot store the certificate) leaves
-// it, and the next try for that hostname carries the same order on instead of
-// ordering a second certificate. The certificate key is sealed with the
-// order: a resumed order is finalized, or its certificate downloaded, with it.
+// The order a checker is carrying out for a hostname, kept in acme_orders from
+// the moment the CA accepts it until the certificate is stored: a checker
+// killed meanwhile (or one that cannot store the certificate) leaves it, and
+// the next try for that hostname carries the same order on instead of
+// ordering a second certificate. The certificate key is saved with the order,
+// sealed bound to the hostname and the order's URL: a key copied to another
+// hostname's row, or the row pointed at another order, does not open.
 import { createHash } from 'node:crypto';
-import { decryptSecret, encryptSecret } from '@cds/core';
-import type { DataStore } from '@cds/data';
+import { decryptSecret, encryptSecret, errorMessage, orderKeyId, SEAL_PURPOSES, type SealLabel } from '@cds/core';
+import type { AcmeOrderRow, DataStore } from '@cds/data';
 
 /** A saved order older than this is not carried on (the CA lets orders expire after days; a try comes within minutes). */
 export const SAVED_ORDER_MAX_AGE_MS = 24 * 3600_000;
 
-const keyOf = (hostname: string) => `acme_order:${hostname}`;
-
-/** What a saved order names: the order, its certificate key, and the certificate it replaces (a fingerprint, or null). */
+/** What a saved order names: the order and its certificate key. */
 export interface SavedOrder {
   url: string;
   keyPem: string;
-  replaces: string | null;
-  savedAt: number;
 }
 
 /** A short name of the certificate a renewal replaces: a saved first order is no renewal's order, and the other way round. */
 export const replacedFingerprint = (replacing: string | null): string | null =>
   replacing === null ? null : createHash('sha256').update(replacing).digest('base64url');
 
-/** The saved order when it is for the same certificate (`replacing`) and recent enough; null otherwise. */
-export function usableOrder(saved: SavedOrder | null, replacing: string | null, now: number): SavedOrder | null {
-  if (!saved || saved.replaces !== replacedFingerprint(replacing)) return null;
-  return now - saved.savedAt < SAVED_ORDER_MAX_AGE_MS && now >= saved.savedAt ? saved : null;
-}
+/** True when the saved order was placed for the same certificate (`replacing`: the chain a renewal replaces, or null). */
+export const orderFor = (row: Pick<AcmeOrderRow, 'replaces'>, replacing: string | null): boolean => row.replaces === replacedFingerprint(replacing);
 
-function parse(text: string): SavedOrder | null {
-  try {
-    const v = JSON.parse(text) as Partial<SavedOrder>;
-    return typeof v.url === 'string' && typeof v.keyPem === 'string' && typeof v.savedAt === 'number' && (typeof v.replaces === 'string' || v.replaces === null)
-      ? { url: v.url, keyPem: v.keyPem, replaces: v.replaces, savedAt: v.savedAt }
-      : null;
-  } catch {
-    return null;
-  }
-}
+const sealedAs = (hostname: string, orderUrl: string): SealLabel => ({ purpose: SEAL_PURPOSES.acmeOrderKey, id: orderKeyId(hostname, orderUrl) });
 
 export class SavedOrders {
   constructor(
     private readonly store: DataStore,
     private readonly encryptionKey: Buffer,
-    private readonly now: () => Date,
+    /** Told when a saved order is dropped instead of carried on, and why. */
+    private readonly onDiscarded?: (hostname: string, reason: string) => void,
   ) {}
 
-  /** The order to carry on for the hostname's certificate (`replacing`: the chain a renewal replaces), or null. */
+  /**
+   * The order to carry on for the hostname's certificate (`replacing`: the
+   * chain a renewal replaces), or null. Orders that expired or are a day old
+   * (by the database's clock) are deleted first, whichever their hostname.
+   */
   async find(hostname: string, replacing: string | null): Promise<SavedOrder | null> {
-    const sealed = await this.store.run((r) => r.settings.get(keyOf(hostname)));
-    if (!sealed) return null;
-    let opened: string | null;
+    const row = await this.store.run(async (r) => {
+      await r.acmeOrders.deleteStale(SAVED_ORDER_MAX_AGE_MS);
+      return r.acmeOrders.findCurrent(hostname, SAVED_ORDER_MAX_AGE_MS);
+    });
+    if (!row || !orderFor(row, replacing)) return null;
     try {
-      opened = decryptSecret(sealed, this.encryptionKey);
-    } catch {
-      opened = null;
+      return { url: row.orderUrl, keyPem: decryptSecret(row.keySealed, this.encryptionKey, sealedAs(hostname, row.orderUrl)) };
+    } catch (err) {
+      await this.discard(hostname, errorMessage(err));
+      return null;
     }
-    return usableOrder(opened === null ? null : parse(opened), replacing, this.now().getTime());
   }
 
-  async save(hostname: string, replacing: string | null, url: string, keyPem: string): Promise<void> {
-    const saved: SavedOrder = { url, keyPem, replaces: replacedFingerprint(replacing), savedAt: this.now().getTime() };
-    await this.store.run((r) => r.settings.set(keyOf(hostname), encryptSecret(JSON.stringify(saved), this.encryptionKey)));
+  async save(hostname: string, replacing: string | null, url: string, keyPem: string, expiresAt: Date | null): Promise<void> {
+    const keySealed = encryptSecret(keyPem, this.encryptionKey, sealedAs(hostname, url));
+    await this.store.run((r) => r.acmeOrders.save({ hostname, orderUrl: url, keySealed, replaces: replacedFingerprint(replacing), expiresAt }));
+  }
+
+  /** The order is of no use (its certificate was refused, or its key does not open): the next try places a new one. */
+  async discard(hostname: string, reason: string): Promise<void> {
+    this.onDiscarded?.(hostname, reason);
+    await this.forget(hostname);
   }
 
   /** Once the certificate is stored, nothing is left to carry on. */
   async forget(hostname: string): Promise<void> {
-    await this.store.run((r) => r.settings.delete(keyOf(hostname)));
+    await this.store.run((r) => r.acmeOrders.delete(hostname));
   }
 }

@@ -19,6 +19,8 @@ interface DomainLookup {
   dns_records: Row[];
   checks: Row[];
   metadata: Row;
+  /** The hostname every request is redirected to (DECISIONS §12); null when unset. */
+  redirect_to: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -37,8 +39,8 @@ function heading(title: string): void {
 }
 
 function printLookup(domain: DomainLookup): void {
-  const { hostname, id, application, reference, status, created_at, updated_at, deleted_at, metadata } = domain;
-  printRecord({ hostname, id, application, reference, status, created_at, updated_at, deleted_at, metadata });
+  const { hostname, id, application, reference, status, redirect_to, created_at, updated_at, deleted_at, metadata } = domain;
+  printRecord({ hostname, id, application, reference, status, redirect_to, created_at, updated_at, deleted_at, metadata });
   heading('checks');
   printTable(domain.checks, CHECK_COLUMNS);
   heading('dns records');
