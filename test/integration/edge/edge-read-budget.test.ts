@@ -7,15 +7,17 @@
 // budget, and the live domain is served throughout. With the feed stalled
 // (LiveNames answering nothing), a name past the budget is answered 503 with
 // Retry-After, or its handshake refused, instead of read, and the names
-// already cached are served as before.
+// already cached are served as before. An edge that starts cold reads the
+// live names LiveNames vouches for whatever the budget.
 import { randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import tls from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EdgeObserver } from '@cds/edge-proxy';
+import { startEdge, type EdgeObserver } from '@cds/edge-proxy';
+import { silentLogger } from '@cds/logging';
 import { eventually } from '../../support/eventually';
 import { fnv1a30, fnvCollisions } from '../../support/fnv-collisions';
-import { gatedStore, startEdgeFixture, type EdgeFixture, type GatedStore } from './edge-fixture';
+import { DATA_KEY, DEPLOYMENT_KEY, gatedStore, startEdgeFixture, type EdgeFixture, type GatedStore } from './edge-fixture';
 
 type Purpose = 'route' | 'certificate' | 'key' | 'challenge' | 'feed' | 'names';
 
@@ -121,6 +123,7 @@ describe('names that collide under the former hash', () => {
     // Served from cache while no read can get a connection (an answer that waited for one would not come).
     const liveAnswer = await Promise.race([hostAnswer(live.hostname).then((a) => a.status), sleep(2_000).then(() => 'no answer in 2 s')]);
     await releasePool();
+    console.log(`colliding names: ${names.length} over ${seconds} s with the pool saturated: ${missReads} route and certificate reads, ${feedReadsMeanwhile} feed reads, the live domain answered ${liveAnswer}`);
     expect(liveAnswer).toBe(308);
 
     expect(missReads).toBeLessThanOrEqual(MISS_READS.burst + MISS_READS.perSecond * seconds);
@@ -167,6 +170,35 @@ describe('past the budget', () => {
       expect((await f.get(live.hostname)).status).toBe(200);
     } finally {
       feedGate.release();
+    }
+  });
+});
+
+describe('an edge that starts with an empty cache', () => {
+  it('serves every live name LiveNames vouches for at once, however small the budget', async () => {
+    const app = await f.addApplication();
+    const domains = await Promise.all(Array.from({ length: 60 }, () => f.addDomain(app.id)));
+    // A second edge on the same database, started after the domains exist: nothing cached, no change to mark them by.
+    const coldReads = { names: 0, route: 0 };
+    const cold = await startEdge({
+      store: f.store, logger: silentLogger, traffic: { record: () => undefined }, httpsPort: 0, httpPort: 0, bindAddress: '127.0.0.1',
+      dataEncryptionKey: DATA_KEY, deploymentKey: DEPLOYMENT_KEY, originTimeoutMs: 1_500, maxConnectionsPerClient: 20_000, missReads: { perSecond: 1, burst: 2 },
+      observer: { ...observer, databaseRead: (purpose: Purpose) => void (purpose in coldReads && (coldReads[purpose as keyof typeof coldReads] += 1)) } as EdgeObserver,
+    });
+    try {
+      await eventually('the cold edge to load the live names', () => coldReads.names >= 1, { timeoutMs: 10_000 });
+      await sleep(1_500);
+      const statuses = await Promise.all(domains.map((d) => new Promise<number>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: cold.httpPort, path: '/', headers: { host: d.hostname }, agent }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      })));
+      // 60 route reads in a moment, 30 times the budget's burst: none refused, each read.
+      expect(statuses.filter((status) => status !== 308)).toEqual([]);
+      expect(coldReads.route).toBeGreaterThanOrEqual(60);
+    } finally {
+      await cold.close(1_000);
     }
   });
 });
