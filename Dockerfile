@@ -9,10 +9,15 @@
 # a newer PostgreSQL server (docs/deploy.md, "The container image").
 # Build: docker build -t custom-domain-service .
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
-# better-sqlite3 compiles from source when no prebuilt binary matches.
+# better-sqlite3 compiles from source against Node.js 24.18.1's headers, as `make`
+# builds it (the Makefile's NODE_HEADERS_VERSION says why): built against later 24.x
+# headers it aborts the process when V8 collects its statements.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY scripts/install-node.sh scripts/
+RUN bash scripts/install-node.sh --headers 24.18.1 /opt/node-headers
+ENV npm_config_nodedir=/opt/node-headers npm_config_build_from_source=better-sqlite3
 COPY package.json package-lock.json ./
 COPY libs/ libs/
 COPY services/ services/
@@ -24,7 +29,7 @@ RUN (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -rf libs/*/src services/*/src
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # pg_dump (15) for GET /operator/v1/backup; tini reaps children (pg_dump) and forwards SIGTERM.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends postgresql-client tini ca-certificates \

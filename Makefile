@@ -1,9 +1,37 @@
 # Two commands set everything up on a fresh machine: `make run` and `make test`.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps build run demo test test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
+# Node.js 24, the LTS everything runs on (package.json "engines", the Dockerfile's
+# base images). The node on the PATH serves when it is that major; otherwise make
+# fetches NODE_VERSION once from the npm registry into .tools/node
+# (scripts/install-node.sh) and puts it first on the PATH of every target.
+NODE_MAJOR := 24
+NODE_VERSION := 24.21.0
+# Native modules (better-sqlite3) compile here, offline, against the headers of
+# NODE_HEADERS_VERSION (fetched the same way into .tools/node-headers; the
+# nodedir of an npmrc is overridden). From 24.19.0 on, node_object_wrap.h, which
+# is compiled into each addon, removes a cleanup hook in ObjectWrap's destructor
+# and aborts the process when V8 collects a wrapped object outside any context
+# (Node.js issue 65446): better-sqlite3 12 aborts so while collecting statements.
+# Built against 24.18.1's headers, the addon runs on every Node.js 24.
+NODE_HEADERS_VERSION := 24.18.1
+NODE_HEADERS := $(CURDIR)/.tools/node-headers
+NODE_HEADERS_FETCHED := $(NODE_HEADERS)/.fetched-$(NODE_HEADERS_VERSION)
+export npm_config_nodedir := $(NODE_HEADERS)
+export npm_config_build_from_source := better-sqlite3
+PATH_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null)
+ifeq ($(PATH_NODE_MAJOR),$(NODE_MAJOR))
+NODE_FETCHED :=
+else
+NODE_HOME := $(CURDIR)/.tools/node
+NODE_FETCHED := $(NODE_HOME)/.fetched-$(NODE_VERSION)
+export PATH := $(NODE_HOME)/bin:$(PATH)
+endif
+# node_modules holds native code built against one Node.js's headers: other headers reinstall it.
+NPM_STAMP := node_modules/.install-stamp-node$(NODE_HEADERS_VERSION)
+
+.PHONY: help node-env deps build run demo test test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
 
 help:
 	@echo "make run    start the all-in-one service (SQLite, in-process bus)"
@@ -11,13 +39,31 @@ help:
 	@echo "make test   build, lint and run every test (PostgreSQL, SQLite, RabbitMQ)"
 	@echo "make bench  run the benchmarks under test/bench"
 	@echo "make test-system  the split-mode deployment under faults (SYSTEM_SEED=<n> replays a run)"
+	@echo "make node-env     the PATH of make's Node.js $(NODE_MAJOR) for this shell: eval \"\$$(make -s node-env)\""
 
 # npm 11 set to omit resolved URLs writes lock files without other platforms'
 # optional packages, which `npm ci` then refuses; `npm install` from the same
 # lock installs the same versions.
-$(NPM_STAMP): package.json package-lock.json
+# (npm ci empties node_modules itself; the rm keeps npm install from keeping
+# native modules built against other headers.)
+$(NPM_STAMP): package.json package-lock.json | $(NODE_FETCHED) $(NODE_HEADERS_FETCHED)
+	@echo "installing node_modules with node $$(node --version), native modules against the headers of $(NODE_HEADERS_VERSION)"
+	rm -rf node_modules
 	npm ci --no-audit --no-fund || { echo "npm ci refused the lock file; installing from it with npm install"; npm install --no-audit --no-fund; }
 	@touch $@
+
+$(NODE_FETCHED):
+	bash scripts/install-node.sh $(NODE_VERSION) $(NODE_HOME) >&2
+	@touch $@
+
+$(NODE_HEADERS_FETCHED):
+	bash scripts/install-node.sh --headers $(NODE_HEADERS_VERSION) $(NODE_HEADERS) >&2
+	@touch $@
+
+# `eval "$$(make -s node-env)"` puts the fetched Node.js first on a shell's PATH,
+# for what runs outside make (npx cdctl, npm start): node_modules is built for it.
+node-env: | $(NODE_FETCHED)
+	@$(if $(NODE_FETCHED),echo 'export PATH="$(NODE_HOME)/bin:$$PATH"',true)
 
 deps: $(NPM_STAMP)
 

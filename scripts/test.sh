@@ -8,6 +8,10 @@ rm -rf "$out" && mkdir -p "$out"
 status=0
 step() { local name=$1; shift; echo "=== $name"; if ! "$@"; then echo "=== $name FAILED"; status=1; fi; }
 
+# Everything runs on the Node.js that package.json's "engines" names (`make test` puts it on the PATH).
+echo "=== node $(node --version) ($(command -v node))"
+node -e 'const want = /\d+/.exec(require("./package.json").engines.node)[0]; if (process.versions.node.split(".")[0] !== want) { console.error(`node ${process.version} is not Node.js ${want}: run make test, which puts Node.js ${want} on the PATH`); process.exit(1); }' || exit 1
+
 step lint npx eslint --max-warnings 0 .
 step typecheck npx tsc -p tsconfig.json
 step unit npx jest --selectProjects unit --ci --json --outputFile="$out/unit.json"

@@ -89,6 +89,9 @@ const TABLE: Array<[string, Expected]> = [
   ['[garbage]', err('invalid_hostname')],
   ['[::1]/x', err('invalid_hostname')],
   ['xn--zz.example.com', err('invalid_hostname')], // bad punycode
+  ['shop.xn--a.example.com', err('invalid_hostname')], // bad punycode, not the first label
+  ['xn--abc-.example.com', err('invalid_hostname')], // the Punycode of plain "abc": no IDNA label
+  ['XN--BCHER-KVA.example.com', ok('xn--bcher-kva.example.com')],
   ['\u0300a.example.com', err('invalid_hostname')], // label starts with a combining mark
 
   // hostname_too_long: counted in punycode octets, before label rules

@@ -1,6 +1,6 @@
 // Hostname normalization and refusal, in the exact order of DECISIONS.md §2 "Hostname":
 // the first rule a name breaks decides its error code.
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { getDomain } from 'tldts';
 import { AppError, ErrorCode } from './errors';
 
@@ -83,6 +83,18 @@ function protectedEdgeName(edgeTarget: string): string {
   return registrableDomain(ascii) ?? ascii;
 }
 
+/**
+ * An `xn--` label must be the Punycode of a valid Unicode label (UTS #46 ToASCII).
+ * Since Node.js 24, domainToASCII passes an all-ASCII name through unchecked
+ * (`xn--zz` comes back as given), so each such label is decoded and encoded again:
+ * one that does not come back the same is no IDNA label.
+ */
+function isIdnaLabel(label: string): boolean {
+  if (!label.startsWith('xn--')) return true;
+  const unicode = domainToUnicode(label);
+  return unicode !== '' && !unicode.startsWith('xn--') && domainToASCII(unicode) === label;
+}
+
 function labelProblem(label: string): string | null {
   if (label === '') return 'is empty (two dots in a row, or a dot at the start or end)';
   if (label.length > MAX_LABEL_OCTETS) return `is ${label.length} octets long; a label may have at most ${MAX_LABEL_OCTETS}`;
@@ -116,7 +128,7 @@ export function canonicalHostname(input: string): string {
     throw refuse('invalid_hostname', `The hostname ${JSON.stringify(name)} contains ${describeChar(forbidden)}, which is not allowed in a hostname (no spaces, ports, paths or URLs).`);
   }
   const ascii = domainToASCII(name);
-  if (ascii === '') {
+  if (ascii === '' || !ascii.split('.').every(isIdnaLabel)) {
     throw refuse('invalid_hostname', `The hostname ${JSON.stringify(name)} is not a valid domain name (IDNA UTS #46 conversion failed).`);
   }
 

@@ -52,6 +52,14 @@ describe('caaVerdict', () => {
     expect(caaVerdict('example.com', [other('ISSUE', 'other-ca.example.net', 0)], OURS)).toMatchObject({ allowed: false });
   });
 
+  test('records as Node.js 24 gives them, with type "CAA" before the tag, decide by their tag', () => {
+    const typed = ({ critical, ...property }: CaaRecord): CaaRecord => ({ critical, type: 'CAA', ...property }) as CaaRecord;
+    expect(caaVerdict('example.com', [typed(issue(';'))], OURS)).toEqual({ allowed: false, name: 'example.com', found: ['issue ";"'] });
+    expect(caaVerdict('example.com', [typed(issue('other-ca.example.net'))], OURS)).toMatchObject({ allowed: false });
+    expect(caaVerdict('example.com', [typed(issue('ca.example.org'))], OURS)).toEqual({ allowed: true });
+    expect(caaVerdict('example.com', [typed(other('tbs', 'unknown', 128))], OURS)).toEqual({ allowed: false, name: 'example.com', found: ['critical tbs "unknown"'] });
+  });
+
   test('a record set with no issue record allows any CA', () => {
     expect(caaVerdict('example.com', [other('iodef', 'mailto:sec@example.com', 0)], OURS)).toEqual({ allowed: true });
   });

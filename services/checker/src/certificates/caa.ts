@@ -22,9 +22,12 @@ const ISSUER_CRITICAL = 0x80;
 /** The issuer domain of an `issue` value (`letsencrypt.org; validationmethods=http-01` -> `letsencrypt.org`). */
 const issuerDomain = (value: string) => (value.split(';')[0] ?? '').trim().toLowerCase();
 
+/** node:dns's fields beside the property: the flags byte, and `type: 'CAA'` (which Node.js 24 gives and 20 did not). */
+const NOT_A_TAG = new Set(['critical', 'type']);
+
 /** Tags match case-insensitively (RFC 8659 §4.1). */
 function property(record: CaaRecord): { tag: string; value: string; critical: boolean } | null {
-  const entry = Object.entries(record).find(([key]) => key !== 'critical');
+  const entry = Object.entries(record).find(([key]) => !NOT_A_TAG.has(key));
   if (!entry) return null;
   return { tag: entry[0].toLowerCase(), value: String(entry[1]), critical: (record.critical & ISSUER_CRITICAL) !== 0 };
 }
