@@ -1,16 +1,8 @@
 // EDGE_CACHE_MAX_AGE: the longest an edge serves a cache entry without reading
 // it again, whatever its change feed says.
-import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error';
 import { loadConfig } from './load-config';
-
-const splitEnv = {
-  OPERATOR_TOKEN: 'x'.repeat(32),
-  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
-  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
-};
+import { splitEnv } from '../../../test/support/split-env';
 
 describe('EDGE_CACHE_MAX_AGE', () => {
   it.each(['split', 'all-in-one'] as const)('%s: 5 minutes by default', (mode) => {

@@ -1,17 +1,9 @@
 // The edge's connection settings (DECISIONS §5): PROXY protocol on both
 // listeners from trusted peers, the caps on open client connections, and the
 // slow-client limits.
-import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error';
 import { loadConfig } from './load-config';
-
-const splitEnv = {
-  OPERATOR_TOKEN: 'x'.repeat(32),
-  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
-  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
-};
+import { splitEnv } from '../../../test/support/split-env';
 
 function messageOf(env: Record<string, string>): string {
   try {

@@ -1,16 +1,8 @@
 // The start-up warnings about settings that open a door behind a load balancer,
 // from configurations loadConfig produces.
-import { randomBytes } from 'node:crypto';
 import { operatorExposureWarning, proxyProtocolPeersWarning } from './exposure-warnings';
 import { loadConfig } from './load-config';
-
-const splitEnv = {
-  OPERATOR_TOKEN: 'x'.repeat(32),
-  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
-  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
-};
+import { splitEnv } from '../../../test/support/split-env';
 
 const split = (env: Record<string, string> = {}) => loadConfig({ mode: 'split', env: { ...splitEnv, ...env } });
 

@@ -1,17 +1,9 @@
 // OPERATOR_PORT and OPERATOR_TOKEN (DECISIONS §4): the port is a port other
 // than API_PORT and METRICS_PORT; the token follows PUT /operator/v1/token's
 // rule, 32 to 512 printable characters without spaces.
-import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error';
 import { loadConfig, loadConfigOrExit } from './load-config';
-
-const splitEnv = {
-  OPERATOR_TOKEN: 'x'.repeat(32),
-  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
-  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
-};
+import { splitEnv } from '../../../test/support/split-env';
 
 function errorOf(env: Record<string, string | undefined>, mode: 'split' | 'all-in-one' = 'split'): ConfigError {
   try {

@@ -109,3 +109,15 @@ export function numberFromDb(value: unknown): number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new TypeError(`Not an integer: ${String(value)}`);
   return n;
 }
+
+/** The database's clock: PostgreSQL's transaction time; SQLite's (the process's own) with the milliseconds datetime() drops. */
+const DATABASE_NOW: Record<DatabaseKind, string> = {
+  postgres: 'SELECT now() AS now',
+  sqlite: "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now') AS now",
+};
+
+/** What time the database says it is. */
+export async function databaseNow(manager: EntityManager, kind: DatabaseKind): Promise<Date> {
+  const [row] = await queryRows<{ now: unknown }>(manager, DATABASE_NOW[kind], {});
+  return timestampFromDb(row?.now);
+}

@@ -67,14 +67,19 @@ export class ChangeFeed {
     return this.now() - this.lastReadAt < FEED_STALE_MS;
   }
 
-  /** True when the name certainly has no live domain: LiveNames is loaded, the feed current, and the name's hash absent. */
-  readonly certainlyUnknown = (hostname: string): boolean => this.opts.names.ready && this.healthy() && !this.opts.names.mightBeLive(hostname);
+  /** Whether LiveNames can answer for a name now: fully loaded, and the feed current. */
+  private namesAnswer(): boolean {
+    return this.opts.names.ready && this.healthy();
+  }
+
+  /** True when the name certainly has no live domain: LiveNames answers and lacks the name's hash. */
+  readonly certainlyUnknown = (hostname: string): boolean => this.namesAnswer() && !this.opts.names.mightBeLive(hostname);
 
   /**
-   * True when LiveNames, loaded and current, holds the name's keyed hash: a live name but for a rare chance
-   * collision that nobody can aim for (the key is secret), so reading it spends no miss budget.
+   * True when LiveNames answers and holds the name's keyed hash: a live name but for a rare chance collision that
+   * nobody can aim for (the key is secret), so reading it spends no miss budget.
    */
-  readonly vouchesFor = (hostname: string): boolean => this.opts.names.ready && this.healthy() && this.opts.names.mightBeLive(hostname);
+  readonly vouchesFor = (hostname: string): boolean => this.namesAnswer() && this.opts.names.mightBeLive(hostname);
 
   /** The first read; later reads follow each other, one period apart. */
   start(): Promise<void> {

@@ -1,15 +1,9 @@
 import type { HousekeepingTable, RetentionCutoffs } from '@cds/core';
 import type { EntityManager } from 'typeorm';
 import type { DatabaseKind } from '../database-url';
-import { queryRows, timestampFromDb } from '../sql';
+import { databaseNow } from '../sql';
 import type { HousekeepingRepository } from './housekeeping.types';
 import { pruneStatement } from './prune-statements';
-
-/** The database's clock; SQLite's in the text form its timestamps are stored in (`YYYY-MM-DD HH:MM:SS.SSS`, UTC). */
-const DATABASE_TIME: Record<DatabaseKind, string> = {
-  postgres: 'SELECT now() AS now',
-  sqlite: "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now') AS now",
-};
 
 export class TypeOrmHousekeepingRepository implements HousekeepingRepository {
   constructor(
@@ -17,9 +11,8 @@ export class TypeOrmHousekeepingRepository implements HousekeepingRepository {
     private readonly kind: DatabaseKind,
   ) {}
 
-  async databaseTime(): Promise<Date> {
-    const [row] = await queryRows<{ now: unknown }>(this.manager, DATABASE_TIME[this.kind], {});
-    return timestampFromDb(row?.now);
+  databaseTime(): Promise<Date> {
+    return databaseNow(this.manager, this.kind);
   }
 
   async prune(table: HousekeepingTable, cutoffs: RetentionCutoffs): Promise<number> {

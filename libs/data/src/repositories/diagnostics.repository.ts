@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb } from '../sql';
+import { databaseNow, nullableTimestampFromDb, numberFromDb, queryRows } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { DiagnosticsRepository } from './diagnostics.types';
 
@@ -17,11 +17,8 @@ export class TypeOrmDiagnosticsRepository implements DiagnosticsRepository {
     private readonly kind: DatabaseKind,
   ) {}
 
-  async now(): Promise<Date> {
-    // SQLite's clock is the process's own; strftime keeps the milliseconds datetime() drops.
-    const sql = this.kind === 'postgres' ? 'SELECT now() AS now' : "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now') AS now";
-    const [row] = await queryRows<{ now: unknown }>(this.manager, sql, {});
-    return timestampFromDb(row?.now);
+  now(): Promise<Date> {
+    return databaseNow(this.manager, this.kind);
   }
 
   async certificatesExpiringBefore(at: Date): Promise<number | null> {

@@ -117,12 +117,4 @@ export class TypeOrmEdgeReadsRepository implements EdgeReadsRepository {
     );
     return rows.map((row) => row.hostname);
   }
-
-  async challenges(tokens: string[]): Promise<Map<string, string>> {
-    if (tokens.length === 0) return new Map();
-    const rows = await queryRows<{ token: string; key_authorization: string }>(
-      this.manager, 'SELECT token, key_authorization FROM acme_challenges WHERE token IN (:...tokens)', { tokens },
-    );
-    return new Map(rows.map((row) => [row.token, row.key_authorization]));
-  }
 }

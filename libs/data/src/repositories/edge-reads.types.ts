@@ -61,6 +61,4 @@ export interface EdgeReadsRepository {
   changesSince(seen: FeedSnapshot | null): Promise<EdgeChanges>;
   /** Live hostnames after `after` in hostname order, at most `limit`. */
   liveHostnames(after: string, limit: number): Promise<string[]>;
-  /** Key authorizations of those of `tokens` that exist. */
-  challenges(tokens: string[]): Promise<Map<string, string>>;
 }
