@@ -11,8 +11,8 @@
 # itself broke (start-up failure, errors, answers other than 201).
 # A request unanswered after 10 s (wrk --timeout) counts as an error.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 3 / 15),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_PROFILE=<dir> to write a
-# CPU profile of the API process there.
+# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_DOCS_FILE to record
+# elsewhere, BENCH_PROFILE=<dir> to write a CPU profile of the API process there.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -25,32 +25,19 @@ TARGET_RATIO=0.3
 TARGET_P99_MS=50
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
-log() { echo "[bench-api] $*"; }
-die() { echo "[bench-api] FAILED: $*" >&2; exit 1; }
+BENCH_NAME=bench-api
+# shellcheck source=../lib/bench-lib.sh
+. "$ROOT/test/bench/lib/bench-lib.sh"
 
-need=()
-command -v wrk >/dev/null 2>&1 || need+=(wrk)
-command -v pgbench >/dev/null 2>&1 || need+=(postgresql-contrib)
-command -v curl >/dev/null 2>&1 || need+=(curl)
-command -v taskset >/dev/null 2>&1 || need+=(util-linux)
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (API on CPU 0, load on CPU 1)"
+install_missing wrk:wrk pgbench:postgresql-contrib curl:curl taskset:util-linux
+need_cpus 2 "for the pinning (API on CPU 0, load on CPU 1)"
+need_built services/api/dist/main.js services/cli/dist/main.js
 
-load_avg=$(cut -d' ' -f1 /proc/loadavg)  # other work on the machine skews absolute figures
+load_avg=$(loadavg)  # other work on the machine skews absolute figures
 work=$(mktemp -d /tmp/bench-api.XXXXXX)
 db=bench_api_$(date +%s)_$RANDOM
 svc_pid=
-stop_service() {
-  [ -n "$svc_pid" ] || return 0
-  kill -TERM "$svc_pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$svc_pid" 2>/dev/null || break; sleep 0.2; done
-  kill -KILL "$svc_pid" 2>/dev/null || true
-  wait "$svc_pid" 2>/dev/null || true
-  svc_pid=
-}
+stop_service() { [ -z "$svc_pid" ] || stop_pid "$svc_pid"; svc_pid=; }
 cleanup() {
   stop_service
   dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
@@ -59,8 +46,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(v===undefined)process.exit(1);console.log(v)})' "$1"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 commits() { psql -d "$db" -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"; }
 # Percentile (1-100) of a file of sorted numbers, nearest rank.
@@ -76,22 +61,16 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
 node services/cli/dist/main.js migrate >/dev/null
 api_port=$(free_port)
 metrics_port=$(free_port)
-operator_token=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
+operator_token=$(random_base64 hex)
 (
   cd "$work"
   exec env AMQP_URL="amqp://guest:guest@127.0.0.1:5672/$vhost" API_PORT="$api_port" METRICS_PORT="$metrics_port" LOG_LEVEL=warn \
     OPERATOR_TOKEN="$operator_token" \
-    DATA_ENCRYPTION_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')" \
-    ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
+    DATA_ENCRYPTION_KEY="$(random_base64)" ASSERTION_DEPLOYMENT_KEY="$(random_base64 base64url)" \
     taskset -c 0 node ${BENCH_PROFILE:+--cpu-prof --cpu-prof-dir="$BENCH_PROFILE"} "$ROOT/services/api/dist/main.js"
 ) >"$work/service.log" 2>&1 &
 svc_pid=$!
-for _ in $(seq 1 60); do
-  kill -0 "$svc_pid" 2>/dev/null || { cat "$work/service.log" >&2; die "the service exited at start-up"; }
-  curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null || { cat "$work/service.log" >&2; die "the service is not ready"; }
+wait_ready "$svc_pid" "$metrics_port" "$work/service.log"
 api="http://127.0.0.1:$api_port"
 
 # --- 2. application and credential -------------------------------------------
@@ -155,12 +134,11 @@ pg_p99=$(percentile "$work/pg-latency-ms" 99 | awk '{printf "%.1f", $1}')
 ratio=$(awk -v a="$api_rps" -v p="$pg_tps" 'BEGIN {printf "%.2f", a / p}')
 ratio_ok=$(awk -v r="$ratio" -v t="$TARGET_RATIO" 'BEGIN {print (r >= t) ? "PASS" : "FAIL"}')
 p99_ok=$(awk -v v="$api_p99" -v t="$TARGET_P99_MS" 'BEGIN {print (v < t) ? "PASS" : "FAIL"}')
-date_utc=$(date -u +%Y-%m-%dT%H:%MZ)
+date_utc=$(run_date)
 cpus=$(nproc)
 node_v=$(node --version)
 pg_v=$(psql -d "$db" -Atc "SHOW server_version" | awk '{print $1}')
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+commit=$(bench_commit)
 
 cat <<EOF
 
@@ -173,7 +151,16 @@ POST /v1/domains benchmark ($date_utc, $cpus CPUs, node $node_v, PostgreSQL $pg_
   target API p99 < $TARGET_P99_MS ms     $p99_ok
 EOF
 
-[ "${BENCH_DOCS:-1}" = 0 ] && exit 0
+bench_records || exit 0
 row="| $date_utc | $commit | $cpus | $load_avg | $node_v | $pg_v | $api_rps | $api_p50 | $api_p99 | $pg_tps | $pg_p50 | $pg_p99 | **$ratio** | $api_cpu | $api_commits |"
-bash "$HERE/record-run.sh" docs/benchmarks.md "$row"
-log "recorded in docs/benchmarks.md"
+begin='<!-- bench-api:runs -->'
+end='<!-- /bench-api:runs -->'
+md_add_section "$BENCH_DOCS_FILE" "$begin" "
+## POST /v1/domains: \`make bench-api\`
+
+$begin
+| date (UTC) | commit | CPUs | load avg | node | PostgreSQL | API creates/s | API p50 ms | API p99 ms | pgbench tps | pgbench p50 ms | pgbench p99 ms | ratio API/pgbench | API CPU ms/create | PG commits/create |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+$end"
+md_append_row "$BENCH_DOCS_FILE" "$begin" "$end" "$row" 20  # the newest 20 runs
+log "recorded in $BENCH_DOCS_FILE"

@@ -9,15 +9,19 @@
 # PASS/FAIL and records the run in docs/benchmarks.md.
 # Knobs: BENCH_DOMAINS (default 5000), BENCH_CONCURRENCY (default 32, the
 # checker's default), BENCH_DOCS=0 to leave docs/benchmarks.md alone,
-# BENCH_PROFILE=<dir> for a CPU profile of the checker phase.
+# BENCH_DOCS_FILE to record elsewhere, BENCH_PROFILE=<dir> for a CPU profile of
+# the checker phase.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 MAX_CHECKER_CPU_RATIO=2
 MAX_DATABASE_CPU_RATIO=2
-log() { echo "[bench-checker] $*"; }
+BENCH_NAME=bench-checker
+# shellcheck source=../lib/bench-lib.sh
+. test/bench/lib/bench-lib.sh
 
-[ -x /usr/bin/pebble-challtestsrv ] || { log "installing pebble"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pebble >/dev/null; }
-load_avg=$(cut -d' ' -f1 /proc/loadavg)
+install_missing pebble-challtestsrv:pebble
+need_built services/checker/dist/index.js
+load_avg=$(loadavg)
 result=$(node --expose-gc test/bench/checker/bench.js | tail -n 1)
 field() { node -e 'console.log(JSON.parse(process.argv[1])[process.argv[2]])' "$result" "$1"; }
 domains=$(field domains); reference_ms=$(field reference_ms); checker_ms=$(field checker_ms); ratio=$(field ratio); concurrency=$(field concurrency)
@@ -35,15 +39,8 @@ log "CPU ms, checker:   bench process $checker_cpu, DNS server $checker_dns_cpu,
 log "CPU us per domain: checker $checker_us, reference loop $ref_us, PostgreSQL $db_us, DNS server $dns_us"
 log "checker / reference loop CPU per domain: $checker_cpu_ratio (target <= $MAX_CHECKER_CPU_RATIO): $checker_verdict"
 log "PostgreSQL / DNS server CPU per domain: $db_cpu_ratio (target <= $MAX_DATABASE_CPU_RATIO): $db_verdict"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
-if [ "${BENCH_DOCS:-1}" != "0" ]; then
-  row="| $(date -u +%Y-%m-%dT%H:%MZ) | $commit | $domains | $concurrency | $reference_ms | $checker_ms | $ratio | – | $load_avg | $ref_cpu / $ref_dns_cpu | $checker_cpu / $checker_dns_cpu / $db_cpu | $checker_us / $ref_us / $db_us / $dns_us | $checker_cpu_ratio $checker_verdict | $db_cpu_ratio $db_verdict |"
-  node -e '
-    const fs = require("fs"); const [file, row] = process.argv.slice(1);
-    const text = fs.readFileSync(file, "utf8"); const marker = "<!-- bench-checker rows -->";
-    if (!text.includes(marker)) throw new Error("no bench-checker table in " + file);
-    fs.writeFileSync(file, text.replace(marker, row + "\n" + marker));
-  ' docs/benchmarks.md "$row"
-  log "recorded in docs/benchmarks.md"
+if bench_records; then
+  row="| $(run_date) | $(bench_commit) | $domains | $concurrency | $reference_ms | $checker_ms | $ratio | – | $load_avg | $ref_cpu / $ref_dns_cpu | $checker_cpu / $checker_dns_cpu / $db_cpu | $checker_us / $ref_us / $db_us / $dns_us | $checker_cpu_ratio $checker_verdict | $db_cpu_ratio $db_verdict |"
+  md_insert_before "$BENCH_DOCS_FILE" '<!-- bench-checker rows -->' "$row"
+  log "recorded in $BENCH_DOCS_FILE"
 fi

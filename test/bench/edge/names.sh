@@ -17,7 +17,8 @@
 # purpose); PostgreSQL's committed transactions in the same window are shown
 # beside them (they include the limiter's and the traffic counter's writes).
 # Prints the figures and, unless BENCH_DOCS=0, replaces the section between
-# the bench-edge-names markers in docs/benchmarks.md. EDGE_NODE_ARGS: the
+# the bench-edge-names markers in docs/benchmarks.md (BENCH_DOCS_FILE: another
+# file). EDGE_NODE_ARGS: the
 # edge's node flags (default --max-semi-space-size=64; add --cpu-prof, with
 # BENCH_KEEP=1 to find the profile in the work directory).
 set -euo pipefail
@@ -33,16 +34,16 @@ HOSTNAME_UNDER_TEST=bench.edge.test
 EDGE_MAIN=services/edge-proxy/dist/main.js
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
-log() { echo "[bench-edge-names] $*" >&2; }
-die() { echo "[bench-edge-names] FAILED: $*" >&2; exit 1; }
+BENCH_NAME=bench-edge-names
+BENCH_LOG_FD=2
+# shellcheck source=../lib/bench-lib.sh
+. "$ROOT/test/bench/lib/bench-lib.sh"
 
-for tool in nginx wrk curl openssl taskset psql createdb rabbitmqctl; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (make bench-edge installs nginx and wrk)"
-done
-[ -f "$EDGE_MAIN" ] && [ -f services/cli/dist/main.js ] || die "build first (make build)"
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (edge on CPU 0, load and origin on CPU 1)"
+need_tools nginx wrk curl openssl taskset psql createdb rabbitmqctl
+need_built "$EDGE_MAIN" services/cli/dist/main.js
+need_cpus 2 "(edge on CPU 0, load and origin on CPU 1)"
 
-load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
+load_avg=$(loadavg 3)
 work=$(mktemp -d /tmp/bench-edge-names.XXXXXX)
 chmod 755 "$work"
 db=cds_bench_names_$(date +%s)_$RANDOM
@@ -60,7 +61,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 # Share of one CPU the edge used between two cpu_ticks readings over `seconds` (100 ticks a second).
 cpu_share() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN {printf "%.0f%%", (b - a) / s}'; }
@@ -103,7 +103,7 @@ createdb "$db"
 rabbitmqctl add_vhost "$vhost" >/dev/null
 rabbitmqctl set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
 database_url="postgres://postgres@127.0.0.1:5432/$db"
-data_key=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
+data_key=$(random_base64)
 DATABASE_URL=$database_url node services/cli/dist/main.js migrate >"$work/migrate.log" 2>&1 || { cat "$work/migrate.log" >&2; die "migrate"; }
 seeded=$(BENCH_DATABASE_URL=$database_url DATA_ENCRYPTION_KEY=$data_key BENCH_HOSTNAME=$HOSTNAME_UNDER_TEST \
   BENCH_ORIGIN_URL="http://127.0.0.1:$origin_port" BENCH_TLS_DIR="$work/tls" node "$HERE/seed.js") || die "seed"
@@ -120,16 +120,11 @@ port=$(free_port) http_port=$(free_port) metrics_port=$(free_port)
   exec env DATABASE_URL="$database_url" AMQP_URL="amqp://guest:guest@127.0.0.1:5672/$vhost" \
     EDGE_HTTPS_PORT="$port" EDGE_HTTP_PORT="$http_port" METRICS_PORT="$metrics_port" BIND_ADDRESS=127.0.0.1 \
     DATA_ENCRYPTION_KEY="$data_key" \
-    ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
-    OPERATOR_TOKEN="$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')" \
+    ASSERTION_DEPLOYMENT_KEY="$(random_base64 base64url)" OPERATOR_TOKEN="$(random_base64 hex)" \
     LOG_LEVEL=warn taskset -c 0 node ${EDGE_NODE_ARGS:---max-semi-space-size=64} "$ROOT/$EDGE_MAIN"
 ) >"$work/edge.log" 2>&1 &
 edge_pid=$!
-for _ in $(seq 1 120); do
-  kill -0 "$edge_pid" 2>/dev/null || { tail -20 "$work/edge.log" >&2; die "the edge exited at start-up"; }
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$metrics_port/readyz" || true)" = 200 ] && break
-  sleep 0.5
-done
+wait_ready "$edge_pid" "$metrics_port" "$work/edge.log" 120
 sleep 3  # the live hostnames loaded
 code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$work/tls/ca.pem" --resolve "$HOSTNAME_UNDER_TEST:$port:127.0.0.1" "https://$HOSTNAME_UNDER_TEST:$port/1k")
 [ "$code" = 200 ] || die "the edge answers $code for https://$HOSTNAME_UNDER_TEST/1k"
@@ -181,7 +176,7 @@ hot_reads=$(per_second "${reads0[0]}" "${reads1[0]}" "$seconds")
 hot_commits=$(per_second "$commits0" "$commits1" "$seconds")
 hot_by="route $((reads1[1] - reads0[1])), certificate $((reads1[2] - reads0[2])), feed $((reads1[5] - reads0[5])), names $((reads1[6] - reads0[6]))"
 hot_rss=$(rss_mib "$edge_pid")
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(loadavg 3)
 log "(b) hot: edge reads $hot_reads/s ($hot_by in ${seconds} s); PostgreSQL commits $hot_commits/s; edge RSS $hot_rss MiB (at start $rss_start), CPU $cpu_hot; $hot_line"
 
 verdict() { awk -v v="$1" -v max="$2" 'BEGIN {print (v <= max) ? "PASS" : "FAIL"}'; }
@@ -204,14 +199,8 @@ table=$(cat <<TABLE
 TABLE
 )
 echo "$table"
-if [ "${BENCH_DOCS:-1}" != 0 ]; then
-  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  section=$(printf '<!-- bench-edge-names:start -->\nRun on %s (commit %s plus the working tree), load average %s before and %s after; 2 CPUs.\n\n%s\n<!-- bench-edge-names:end -->' \
-    "$(date -u +%Y-%m-%dT%H:%MZ)" "$commit" "$load_avg" "$load_after" "$table")
-  BENCH_SECTION=$section node -e '
-    const fs = require("fs"); const file = "docs/benchmarks.md"; const text = fs.readFileSync(file, "utf8");
-    const re = /<!-- bench-edge-names:start -->[\s\S]*?<!-- bench-edge-names:end -->/;
-    if (!re.test(text)) { console.error("no bench-edge-names markers in docs/benchmarks.md"); process.exit(1); }
-    fs.writeFileSync(file, text.replace(re, () => process.env.BENCH_SECTION));'
-  log "docs/benchmarks.md updated"
+if bench_records; then
+  md_replace_between "$BENCH_DOCS_FILE" '<!-- bench-edge-names:start -->' '<!-- bench-edge-names:end -->' \
+    "$(printf 'Run on %s (commit %s), load average %s before and %s after; 2 CPUs.\n\n%s' "$(run_date)" "$(bench_commit)" "$load_avg" "$load_after" "$table")"
+  log "$BENCH_DOCS_FILE updated"
 fi

@@ -24,7 +24,7 @@
 # Exits non-zero only when the bench itself broke (a proxy that does not start
 # or answers with errors); an edge that is not built yet gets a row saying so.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_SERVERS / BENCH_BODIES / BENCH_H2_BODIES
+# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_DOCS_FILE to record elsewhere, BENCH_SERVERS / BENCH_BODIES / BENCH_H2_BODIES
 # to run a subset (e.g. "caddy edge", "1k", "" for no HTTP/2 run), EDGE_NODE_ARGS for the node flags of the edge and of
 # http-proxy (default --max-semi-space-size=64, as the Helm chart and k8s/ start the edge; add --cpu-prof),
 # BENCH_KEEP=1 to keep the work directory (configs, logs) for a look afterwards.
@@ -44,42 +44,17 @@ read -r -a H2_BODIES <<<"${BENCH_H2_BODIES-1k}"
 H2_STREAMS=10
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
-log() { echo "[bench-edge] $*" >&2; }
-die() { echo "[bench-edge] FAILED: $*" >&2; exit 1; }
+BENCH_NAME=bench-edge
+BENCH_LOG_FD=2
+# shellcheck source=../lib/bench-lib.sh
+. "$ROOT/test/bench/lib/bench-lib.sh"
 
 # --- tools ------------------------------------------------------------------
-install_missing() {
-  local need=()
-  command -v nginx >/dev/null 2>&1 || need+=(nginx)
-  command -v caddy >/dev/null 2>&1 || need+=(caddy)
-  command -v wrk >/dev/null 2>&1 || need+=(wrk)
-  command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
-  command -v curl >/dev/null 2>&1 || need+=(curl)
-  command -v openssl >/dev/null 2>&1 || need+=(openssl)
-  command -v taskset >/dev/null 2>&1 || need+=(util-linux)
-  [ ${#need[@]} -gt 0 ] || return 0
-  log "installing ${need[*]}"
-  # Debian starts nginx and caddy on ports 80/443 when installed, unless
-  # policy-rc.d forbids it; whatever starts anyway is stopped by its pid.
-  local policy=/usr/sbin/policy-rc.d created_policy=0 before
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && created_policy=1
-  fi
-  before=$(pgrep -x 'nginx|caddy' || true)
-  local status=0
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; } || status=$?
-  [ "$created_policy" = 0 ] || rm -f "$policy"
-  local pid
-  for pid in $(pgrep -x 'nginx|caddy' || true); do
-    grep -qx "$pid" <<<"$before" || { log "stopping $(cat "/proc/$pid/comm" 2>/dev/null) $pid started by the package"; kill -TERM "$pid" 2>/dev/null || true; }
-  done
-  [ "$status" = 0 ] || die "apt-get install ${need[*]} failed"
-}
-install_missing
+install_missing nginx:nginx caddy:caddy wrk:wrk h2load:nghttp2-client curl:curl openssl:openssl taskset:util-linux
 node -e 'require.resolve("http-proxy")' 2>/dev/null || die "the npm package http-proxy is missing: npm install (it is a devDependency)"
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (proxy on CPU 0, wrk and origin on CPU 1)"
+need_cpus 2 "for the pinning (proxy on CPU 0, wrk and origin on CPU 1)"
 
-load_avg=$(cut -d' ' -f1 /proc/loadavg)  # other work on the machine skews absolute figures
+load_avg=$(loadavg)  # other work on the machine skews absolute figures
 work=$(mktemp -d /tmp/bench-edge.XXXXXX)
 chmod 755 "$work"  # nginx workers run as nobody and read the bodies
 db=
@@ -101,12 +76,11 @@ cleanup() {
   [ -z "$origin_pid" ] || stop_tree "$origin_pid"
   [ -z "$db" ] || dropdb --if-exists --force "$db" >/dev/null 2>&1 || true
   [ -z "$vhost" ] || rabbitmqctl delete_vhost "$vhost" >/dev/null 2>&1 || true
-  if [ -n "${BENCH_KEEP:-}" ]; then echo "[bench-edge] kept $work" >&2; else rm -rf "$work"; fi
+  if [ -n "${BENCH_KEEP:-}" ]; then log "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 tree_pids() { # pid and its descendants
   local pid=$1 child
   echo "$pid"
@@ -376,9 +350,8 @@ verdicts() {
   echo "Edge PostgreSQL transactions per 1,000 requests (not in its CPU figure): ${pg_per_1000[1k]:-n/a} (1 KiB), ${pg_per_1000[64k]:-n/a} (64 KiB), ${pg_per_1000[h2-1k]:-n/a} (1 KiB, HTTP/2)."
 }
 
-date_utc=$(date -u +%Y-%m-%dT%H:%MZ)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+date_utc=$(run_date)
+commit=$(bench_commit)
 tool_version() { "$@" 2>&1 | head -1 || true; }  # wrk -v exits 1
 versions="node $(node --version), $(tool_version nginx -v | sed 's|.*nginx/|nginx |'), Caddy $(tool_version caddy version | awk '{print $1}'), http-proxy $(node -p 'require("http-proxy/package.json").version'), $(tool_version wrk -v | awk '{sub(/^debian\//, "", $2); print "wrk " $2}'), $(tool_version h2load --version | awk '{print "h2load " $2}')"
 broke=0
@@ -397,11 +370,27 @@ for key in "${!errors[@]}"; do broke=1; done
 case ${state[edge]:-} in failed*) broke=1 ;; esac
 
 if [ "$broke" = 1 ]; then
-  log "errors during the run: docs/benchmarks.md left alone"
+  log "errors during the run: $BENCH_DOCS_FILE left alone"
   exit 1
 fi
-[ "${BENCH_DOCS:-1}" = 0 ] && exit 0
+bench_records || exit 0
+# The results of the last run replace the previous ones.
+md_add_section "$BENCH_DOCS_FILE" '<!-- bench-edge:results -->' '
+## Edge proxy: `make bench-edge`
+
+<!-- bench-edge:results -->
+<!-- /bench-edge:results -->'
+md_replace_between "$BENCH_DOCS_FILE" '<!-- bench-edge:results -->' '<!-- /bench-edge:results -->' "$(cat "$work/results.md")"
 # One line per run in the run log too: the figures move a lot between runs on this machine.
 run_row="| $date_utc | $commit | $load_avg | ${rps[caddy:1k]:-} | ${rps[edge:1k]:-} | $(ratio "${rps[edge:1k]:-}" "${rps[caddy:1k]:-}") | ${p99[caddy:1k]:-} | ${p99[edge:1k]:-} | $(ratio "${p99[edge:1k]:-}" "${p99[caddy:1k]:-}") | ${cpu[caddy:1k]:-} | ${cpu[edge:1k]:-} |"
-bash "$HERE/record-results.sh" docs/benchmarks.md "$work/results.md" "$run_row"
-log "recorded in docs/benchmarks.md"
+md_add_section "$BENCH_DOCS_FILE" '<!-- bench-edge:runs -->' '
+### Run log
+
+The 1 KiB figures of every recorded run, oldest first.
+
+<!-- bench-edge:runs -->
+| date (UTC) | commit | load avg | caddy req/s | edge req/s | edge ÷ caddy | caddy p99 ms | edge p99 ms | p99 edge ÷ caddy | caddy CPU µs/req | edge CPU µs/req |
+|---|---|---|---|---|---|---|---|---|---|---|
+<!-- /bench-edge:runs -->'
+md_append_row "$BENCH_DOCS_FILE" '<!-- bench-edge:runs -->' '<!-- /bench-edge:runs -->' "$run_row"
+log "recorded in $BENCH_DOCS_FILE"

@@ -13,7 +13,7 @@
 const { randomUUID } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
-const { CHECK_TYPES, encryptSecret, generateChallengeToken, resolveLimits } = require('@cds/core');
+const { CHECK_TYPES, encryptSecret, generateChallengeToken, resolveLimits, SEAL_PURPOSES } = require('@cds/core');
 const { createDataStore } = require('@cds/data');
 
 const UNBOUND = 1e9;
@@ -85,7 +85,7 @@ async function main() {
     domainId: domain.id,
     issuer: 'internal',
     pemChain: leafPem.trimEnd() + '\n' + tls('ca.pem'),
-    keySealed: encryptSecret(tls('leaf.key'), dataKey),
+    keySealed: encryptSecret(tls('leaf.key'), dataKey, { purpose: SEAL_PURPOSES.certificateKey, id: hostname }),
     notBefore: new Date(now.getTime() - day),
     notAfter: new Date(now.getTime() + day),
     createdAt: now,

@@ -48,14 +48,13 @@ INTERVAL=$((WARMUP + PHASE1 + 20))
 TARGET_P99_RATIO=2
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
-log() { echo "[bench-housekeeping] $*"; }
-die() { echo "[bench-housekeeping] FAILED: $*" >&2; exit 1; }
+BENCH_NAME=bench-housekeeping
+# shellcheck source=../lib/bench-lib.sh
+. "$ROOT/test/bench/lib/bench-lib.sh"
 
-command -v curl >/dev/null 2>&1 || die "curl is missing"
-command -v taskset >/dev/null 2>&1 || die "taskset is missing (apt-get install -y util-linux)"
-command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is missing: the bench makes its own RabbitMQ vhost"
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (API on CPU 0, load on CPU 1)"
-[ -f services/api/dist/main.js ] && [ -f services/cli/dist/main.js ] || die "build first (npx tsc -b tsconfig.build.json)"
+need_tools curl taskset rabbitmqctl
+need_cpus 2 "for the pinning (API on CPU 0, load on CPU 1)"
+need_built services/api/dist/main.js services/cli/dist/main.js
 
 work=$(mktemp -d /tmp/bench-housekeeping.XXXXXX)
 db=bench_housekeeping_$(date +%s)_$RANDOM
@@ -63,12 +62,6 @@ vhost=$db
 svc_pid=
 load_pid=
 sampler_pid=
-stop_pid() { # pid
-  kill -TERM "$1" 2>/dev/null || true
-  for _ in $(seq 1 150); do kill -0 "$1" 2>/dev/null || break; sleep 0.2; done
-  kill -KILL "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
 cleanup() {
   [ -z "$sampler_pid" ] || stop_pid "$sampler_pid"
   [ -z "$load_pid" ] || stop_pid "$load_pid"
@@ -80,9 +73,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-json_field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(v===undefined)process.exit(1);console.log(v)})' "$1"; }
-now_ms() { date +%s%3N; }
 mib() { awk -v b="$1" 'BEGIN {printf "%.0f", b / 1048576}'; }
 sizes() { # the three tables' sizes with indexes and TOAST, in bytes, space-separated
   psql -d "$db" -Atc "SELECT string_agg(pg_total_relation_size(t)::text, ' ' ORDER BY o) FROM unnest(ARRAY['outbox','webhook_deliveries','webhook_attempts']::regclass[]) WITH ORDINALITY AS x(t, o)"
@@ -99,7 +89,7 @@ rabbitmqctl set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
 export BENCH_DATABASE_URL=$DATABASE_URL
 node services/cli/dist/main.js migrate >/dev/null
-DATA_ENCRYPTION_KEY=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
+DATA_ENCRYPTION_KEY=$(random_base64)
 export DATA_ENCRYPTION_KEY
 seed_began=$(now_ms)
 node "$HERE/seed.js"
@@ -114,33 +104,28 @@ sync
 # On a shared machine: wait for the others' work to quieten before the measured part.
 if [ -n "${BENCH_QUIET_LOAD:-}" ]; then
   quiet_deadline=$(( $(date +%s) + ${BENCH_QUIET_WAIT:-1800} ))
-  until awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$BENCH_QUIET_LOAD" 'BEGIN {exit !(l < m)}'; do
-    [ "$(date +%s)" -lt "$quiet_deadline" ] || { log "load average still $(cut -d' ' -f1 /proc/loadavg); going on"; break; }
+  until awk -v l="$(loadavg)" -v m="$BENCH_QUIET_LOAD" 'BEGIN {exit !(l < m)}'; do
+    [ "$(date +%s)" -lt "$quiet_deadline" ] || { log "load average still $(loadavg); going on"; break; }
     sleep 10
   done
-  log "load average $(cut -d' ' -f1 /proc/loadavg)"
+  log "load average $(loadavg)"
 fi
-load_start=$(cut -d' ' -f1 /proc/loadavg)
+load_start=$(loadavg)
 
 # --- 2. the API service, its first housekeeping run INTERVAL s after start -------
 node "$HERE/lease.js" defer
 api_port=$(free_port)
 metrics_port=$(free_port)
-operator_token=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
+operator_token=$(random_base64 hex)
 (
   cd "$work"
   exec env AMQP_URL="amqp://guest:guest@127.0.0.1:5672/$vhost" API_PORT="$api_port" METRICS_PORT="$metrics_port" LOG_LEVEL=info \
     OPERATOR_TOKEN="$operator_token" HOUSEKEEPING_INTERVAL="${INTERVAL}s" \
-    ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
+    ASSERTION_DEPLOYMENT_KEY="$(random_base64 base64url)" \
     taskset -c 0 node "$ROOT/services/api/dist/main.js"
 ) >"$work/service.log" 2>&1 &
 svc_pid=$!
-for _ in $(seq 1 60); do
-  kill -0 "$svc_pid" 2>/dev/null || { cat "$work/service.log" >&2; die "the service exited at start-up"; }
-  curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null || { cat "$work/service.log" >&2; die "the service is not ready"; }
+wait_ready "$svc_pid" "$metrics_port" "$work/service.log"
 api="http://127.0.0.1:$api_port"
 operator() {
   curl -fsS -X POST -H "Authorization: Bearer $operator_token" -H 'Content-Type: application/json' "$api$1" -d "$2"
@@ -172,7 +157,7 @@ p1_from=$(now_ms)
 log "phase 1: ${PHASE1}s without housekeeping"
 sleep "$PHASE1"
 p1_to=$(now_ms)
-load_phase1=$(cut -d' ' -f1 /proc/loadavg)
+load_phase1=$(loadavg)
 # Phase 1 must show a service that keeps up with the rate, or the comparison means nothing.
 sleep 5
 eval "$(node "$HERE/phases.js" "$work/records" "$p1_from" "$p1_to" | tr ' ' '\n' | sed 's/^/a_/')"
@@ -185,7 +170,7 @@ keeps_up=$(awk -v n="$a_requests" -v r="$a_answered" -v p50="$a_p50" -v rate="$R
 log "phase 2: waiting for the housekeeping run (the load stops if it is still going ${PRUNE_TIMEOUT}s after it was due)"
 run_ended() { grep -q '"housekeeping run \(finished\|failed\|stopped early\)"' "$work/service.log"; }
 stop_load() {
-  load_end=$(cut -d' ' -f1 /proc/loadavg)
+  load_end=$(loadavg)
   stop_pid "$load_pid"; load_pid=
   stop_pid "$sampler_pid"; sampler_pid=
   cat "$work/load.log"
@@ -245,16 +230,11 @@ cut_note=
   the run outlasted the load: load stopped ${p2_s}s into it (BENCH_PRUNE_TIMEOUT ${PRUNE_TIMEOUT}s), the run went on alone"
 ratio=$(awk -v a="$a_p99" -v b="$b_p99" 'BEGIN {printf "%.2f", b / a}')
 verdict=$(awk -v r="$ratio" -v t="$TARGET_P99_RATIO" -v e="$b_errors" -v cut="${p2_cut:-0}" 'BEGIN {print (r <= t && e == 0 && cut == 0) ? "PASS" : "FAIL"}')
-date_utc=$(date -u +%Y-%m-%dT%H:%MZ)
+date_utc=$(run_date)
 cpus=$(nproc)
 node_v=$(node --version)
 pg_v=$(psql -d "$db" -Atc "SHOW server_version" | awk '{print $1}')
-if [ -n "${BENCH_COMMIT:-}" ]; then
-  commit=$BENCH_COMMIT
-else
-  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
-fi
+commit=$(bench_commit)
 size_cell() { echo "$(mib "${size_before[$1]}") → $(mib "${size_after[$1]}") → $(mib "${size_vacuum[$1]}")"; }
 
 cat <<EOF
@@ -277,9 +257,18 @@ $by_table
   target p99 ≤ ${TARGET_P99_RATIO}×, every answer 201, the run ended under load   $verdict
 EOF
 
-[ "${BENCH_DOCS:-1}" = 0 ] && exit 0
+bench_records || exit 0
 run_cell=$run_s
 [ -z "$p2_cut" ] || run_cell="$run_s (load stopped at $p2_s)"
 row="| $date_utc | $commit | $cpus | $load_start / $load_end | $(( count_before[0] + count_before[1] + count_before[2] )) | $RATE from $LOAD_APPS applications | $run_cell | $run_rows | $a_p50 / $a_p99 | $b_p50 / $b_p99 | **$ratio** | $verdict | $b_errors | $(size_cell 0) | $(size_cell 1) | $(size_cell 2) |"
-bash "$HERE/record-run.sh" "${BENCH_DOCS_FILE:-docs/benchmarks.md}" "$row"
-log "recorded in ${BENCH_DOCS_FILE:-docs/benchmarks.md}"
+begin='<!-- bench-housekeeping:runs -->'
+end='<!-- /bench-housekeeping:runs -->'
+md_add_section "$BENCH_DOCS_FILE" "$begin" "
+## Housekeeping: \`make bench-housekeeping\`
+
+$begin
+| date (UTC) | commit | CPUs | load avg start / end | rows seeded | requests/s | run s | rows deleted | p50 / p99 ms without run | p50 / p99 ms during run | p99 ratio | target p99 ≤ 2× | not 201 during run | outbox MiB before → after → VACUUM | webhook_deliveries MiB before → after → VACUUM | webhook_attempts MiB before → after → VACUUM |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+$end"
+md_append_row "$BENCH_DOCS_FILE" "$begin" "$end" "$row"  # every run kept
+log "recorded in $BENCH_DOCS_FILE"

@@ -25,6 +25,7 @@ const {
   DEFAULT_PLAN,
   REVOKED_LAST_ERROR,
   ROUTING_KEYS,
+  SEAL_PURPOSES,
 } = require('@cds/core');
 const { createDataStore } = require('@cds/data');
 const { Client } = require('pg');
@@ -152,7 +153,9 @@ async function main() {
           id: randomUUID(), applicationId: app.id, url: `https://hooks.customer-${a + 1}.example/cds/${s + 1}`, events: EVENT_TYPES,
           status: revoked ? 'revoked' : 'active', createdAt: created, updatedAt: created, revokedAt: revoked ? new Date(now - 31 * DAY_MS) : null,
         };
-        await store.run((r) => r.webhookSubscriptions.insert(sub, { id: randomUUID(), subscriptionId: sub.id, secretSealed: encryptSecret(generateWebhookSecret(), KEY), createdAt: created, expiresAt: null }));
+        const secretId = randomUUID();
+        const secretSealed = encryptSecret(generateWebhookSecret(), KEY, { purpose: SEAL_PURPOSES.webhookSecret, id: secretId });
+        await store.run((r) => r.webhookSubscriptions.insert(sub, { id: secretId, subscriptionId: sub.id, secretSealed, createdAt: created, expiresAt: null }));
         subs.push({ id: sub.id, app: app.id, revoked });
       }
     }

@@ -28,7 +28,7 @@ function resource(type) {
     id: PH.domainId, hostname: PH.hostname, reference: 'shop-42', status, challengeToken: PH.token, metadata: { plan: 'pro', region: 'eu' },
     createdAt: RESOURCE_AT, updatedAt: RESOURCE_AT, deletedAt: deleted ? RESOURCE_AT : null,
   };
-  return toDomainResource(domain, checks, EDGE_TARGET);
+  return toDomainResource(domain, checks, { edgeTarget: EDGE_TARGET, edgeAddresses: [] });
 }
 
 const EVENT_TYPES = ['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted'];

@@ -13,6 +13,7 @@ const { readFileSync } = require('node:fs');
 const { decryptSecret } = require('@cds/core');
 const { createDataStore, RECENT_RUNS_KEPT } = require('@cds/data');
 const { Client } = require('pg');
+const { CERTIFICATE_KEY_LABEL } = require('./seed-sql');
 const { series } = require('./sampling');
 
 const env = (name) => {
@@ -131,7 +132,7 @@ async function statementOps(pg, ops) {
     ops.edge_certificate = await series(N, async (i) => {
       const row = await store.run((r) => r.certificates.find(hostname(i)));
       if (!row) throw new Error(`no certificate for ${hostname(i)}`);
-      tls.createSecureContext({ cert: row.pemChain, key: decryptSecret(row.keySealed, KEY) });
+      tls.createSecureContext({ cert: row.pemChain, key: decryptSecret(row.keySealed, KEY, CERTIFICATE_KEY_LABEL) });
     });
     log('edge loads measured');
 

@@ -48,17 +48,14 @@ cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
 HERE=$ROOT/test/bench/scale
 
-log() { echo "[bench-scale] $*" >&2; }
-die() { echo "[bench-scale] FAILED: $*" >&2; exit 1; }
+BENCH_NAME=bench-scale
+BENCH_LOG_FD=2
 # shellcheck source=../lib/bench-lib.sh
 . "$ROOT/test/bench/lib/bench-lib.sh"
 
-command -v curl >/dev/null 2>&1 || die "curl is missing"
-command -v openssl >/dev/null 2>&1 || die "openssl is missing"
-command -v taskset >/dev/null 2>&1 || die "taskset is missing (apt-get install -y util-linux)"
-command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is missing: the bench makes its own RabbitMQ vhost"
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (API on CPU 0, client on CPU 1)"
-[ -f services/api/dist/main.js ] && [ -f services/cli/dist/main.js ] || die "build first (npx tsc -b tsconfig.build.json)"
+need_tools curl openssl taskset rabbitmqctl
+need_cpus 2 "for the pinning (API on CPU 0, client on CPU 1)"
+need_built services/api/dist/main.js services/cli/dist/main.js
 
 work=$(mktemp -d /tmp/bench-scale.XXXXXX)
 pg_dir=$(mktemp -d /tmp/bench-scale-pg.XXXXXX)
@@ -204,6 +201,13 @@ export BENCH_SCALE_LOAD="$load_small / $load_full / $load_end" BENCH_SCALE_COMMI
 BENCH_SCALE_COMMIT=$(bench_commit)
 node "$HERE/report.js" >"$work/report.md"
 cat "$work/report.md"
-[ "${BENCH_DOCS:-1}" = 0 ] && exit 0
-bash "$HERE/record-run.sh" "${BENCH_DOCS_FILE:-docs/benchmarks.md}" "$work/report.md"
-log "recorded in ${BENCH_DOCS_FILE:-docs/benchmarks.md}"
+bench_records || exit 0
+# Every run's report is kept, the newest last.
+md_add_section "$BENCH_DOCS_FILE" '<!-- bench-scale:runs -->' '
+## Scale: `make bench-scale`
+
+<!-- bench-scale:runs -->
+<!-- /bench-scale:runs -->'
+md_insert_before "$BENCH_DOCS_FILE" '<!-- /bench-scale:runs -->' "$(cat "$work/report.md")
+"
+log "recorded in $BENCH_DOCS_FILE"

@@ -6,7 +6,7 @@
 // their ordinals in $2 (int[]); the others the domain ids in $1.
 'use strict';
 const {
-  CERTIFICATE_WAITING_MESSAGE, CHECK_REASONS, CHECK_TYPES, DOMAIN_CHANGES, ROUTING_KEYS, evaluateOrigin, evaluateOwnership, evaluateRouting,
+  CERTIFICATE_WAITING_MESSAGE, CHECK_REASONS, CHECK_TYPES, DOMAIN_CHANGES, ROUTING_KEYS, SEAL_PURPOSES, evaluateOrigin, evaluateOwnership, evaluateRouting,
 } = require('@cds/core');
 const { RECENT_RUNS_KEPT } = require('@cds/data');
 // The function the checker's record statement writes a run's `checks` with.
@@ -211,6 +211,9 @@ const RUNS = `
     ${filled('s.checks', 'y', 'y')}
   FROM y JOIN seen_runs s ON s.seen = y.seen`;
 
+/** The label of the one sealed key every certificate row holds: the first hostname's, what measure.js opens them with. */
+const CERTIFICATE_KEY_LABEL = { purpose: SEAL_PURPOSES.certificateKey, id: 'shop-1.customer-1.example.com' };
+
 /** The ready domains' certificates: $2 chain, $3 sealed key (one real pair, the same bytes for every row), $4 now. */
 const CERTIFICATES = `
   INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at)
@@ -267,4 +270,4 @@ const ATTEMPTS = `
   INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error)
   SELECT gen_random_uuid(), delivery_id, 1, created_at + interval '20 milliseconds', 60, 200, NULL FROM h WHERE j % 10 >= 8`;
 
-module.exports = { DOMAINS, CHECKS, RUNS, CERTIFICATES, OUTBOX, DELIVERIES, ATTEMPTS };
+module.exports = { DOMAINS, CHECKS, RUNS, CERTIFICATES, CERTIFICATE_KEY_LABEL, OUTBOX, DELIVERIES, ATTEMPTS };

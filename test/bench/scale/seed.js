@@ -19,7 +19,7 @@ const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { randomUUID } = require('node:crypto');
-const { encryptSecret, generateWebhookSecret } = require('@cds/core');
+const { encryptSecret, generateWebhookSecret, SEAL_PURPOSES } = require('@cds/core');
 const { Client } = require('pg');
 const { UUID_FN, outboxEventTemplates, deliveryBodyTemplates } = require('../lib/history-sql');
 const SQL = require('./seed-sql');
@@ -58,7 +58,7 @@ function certificatePair() {
     ssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '90');
     const read = (name) => readFileSync(join(dir, name), 'utf8');
     const key = execFileSync('openssl', ['pkcs8', '-topk8', '-nocrypt', '-in', join(dir, 'leaf.key')], { encoding: 'utf8' });
-    return { chain: read('leaf.pem').trimEnd() + '\n' + read('ca.pem'), keySealed: encryptSecret(key, KEY) };
+    return { chain: read('leaf.pem').trimEnd() + '\n' + read('ca.pem'), keySealed: encryptSecret(key, KEY, SQL.CERTIFICATE_KEY_LABEL) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -82,8 +82,10 @@ async function seedApps(pg) {
   await pg.query(`INSERT INTO webhook_subscriptions (id, application_id, url, events, status, created_at, updated_at, revoked_at)
     SELECT s.id, a.id, 'https://hooks.' || a.slug || '.example.net/cds', $3, 'active', $4, $4, NULL
     FROM unnest($1::uuid[], $2::uuid[]) AS s(id, app) JOIN applications a ON a.id = s.app`, [subs, ids, events, now]);
+  const secretIds = subs.map(() => randomUUID());
+  const sealed = secretIds.map((id) => encryptSecret(generateWebhookSecret(), KEY, { purpose: SEAL_PURPOSES.webhookSecret, id }));
   await pg.query(`INSERT INTO webhook_secrets (id, subscription_id, secret_sealed, created_at, expires_at)
-    SELECT gen_random_uuid(), s, t, $3, NULL FROM unnest($1::uuid[], $2::text[]) AS x(s, t)`, [subs, subs.map(() => encryptSecret(generateWebhookSecret(), KEY)), now]);
+    SELECT i, s, t, $4, NULL FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS x(i, s, t)`, [secretIds, subs, sealed, now]);
   await pg.query(`INSERT INTO traffic_daily (application_id, day, requests, response_bytes)
     SELECT a, to_char($2::date - d, 'YYYY-MM-DD'), 10000 + d * 17, (10000 + d * 17) * 24000 FROM unnest($1::uuid[]) AS a CROSS JOIN generate_series(0, 29) AS d`,
   [ids, now.toISOString().slice(0, 10)]);

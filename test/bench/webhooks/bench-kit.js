@@ -193,6 +193,8 @@ function fairnessBuilt() {
 }
 
 const runDate = () => new Date().toISOString().slice(0, 16) + 'Z';
+/** The 1-minute load average: other work on the machine skews the figures. */
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
 /** A domain resource of realistic size, as `data.domain` carries it. */
 function domain() {
@@ -205,7 +207,7 @@ function domain() {
       { name: `shop-${id.slice(0, 8)}.customer-bench.com`, type: 'CNAME', value: 'edge.example.net', purpose: 'routing', help: 'Publish a CNAME record pointing at the edge.' },
     ],
     checks: ['ownership', 'routing', 'certificate', 'origin'].map((type) => ({ type, status: 'passing', error_code: null, message: null, observed_at: at, next_check_at: null })),
-    metadata: { plan: 'pro' }, created_at: at, updated_at: at, deleted_at: null,
+    metadata: { plan: 'pro' }, redirect_to: null, created_at: at, updated_at: at, deleted_at: null,
   };
 }
 
@@ -233,5 +235,5 @@ function recordRow({ marker, header, row, anchor }) {
 
 module.exports = {
   ROOT, DISPATCHER, API, log, required, freePort, throwawayCa, startReceiver, startSilentReceiver, cpuMs, output,
-  until, waitFor, serviceSecrets, startService, gitCommit, fairnessBuilt, runDate, domain, recordRow,
+  until, waitFor, serviceSecrets, startService, gitCommit, fairnessBuilt, runDate, loadAverage, domain, recordRow,
 };

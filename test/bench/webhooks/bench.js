@@ -14,10 +14,10 @@
 // shown for information). Records the run in docs/benchmarks.md.
 'use strict';
 const { randomUUID } = require('node:crypto');
-const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { encryptSecret, eventTimestamp, generateWebhookSecret, ROUTING_KEYS } = require('@cds/core');
+const { encryptSecret, eventTimestamp, generateWebhookSecret, ROUTING_KEYS, SEAL_PURPOSES } = require('@cds/core');
 const { createDataStore } = require('@cds/data');
 const { connectAmqpBus } = require('@cds/messaging');
 const { Client } = require('pg');
@@ -41,7 +41,7 @@ async function main() {
   const work = mkdtempSync(path.join(os.tmpdir(), 'bench-webhooks-'));
   const cleanups = [() => rmSync(work, { recursive: true, force: true })];
   try {
-    const loadAvg = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    const loadAvg = kit.loadAverage();
     const tlsFiles = kit.throwawayCa(work);
     const receiver = await kit.startReceiver(tlsFiles);
     cleanups.unshift(receiver.close);
@@ -63,7 +63,10 @@ async function main() {
       };
       const sub = { id: randomUUID(), applicationId: app.id, url: receiver.url, events: ['domain.ready'], status: 'active', createdAt: now, updatedAt: now, revokedAt: null };
       await store.run((r) => r.applications.insert(app));
-      await store.run((r) => r.webhookSubscriptions.insert(sub, { id: randomUUID(), subscriptionId: sub.id, secretSealed: encryptSecret(secret, key), createdAt: now, expiresAt: null }));
+      // Sealed bound to its row, as the API seals it.
+      const secretId = randomUUID();
+      const secretSealed = encryptSecret(secret, key, { purpose: SEAL_PURPOSES.webhookSecret, id: secretId });
+      await store.run((r) => r.webhookSubscriptions.insert(sub, { id: secretId, subscriptionId: sub.id, secretSealed, createdAt: now, expiresAt: null }));
       apps.push(app);
     }
     const appIds = apps.map((app) => app.id);

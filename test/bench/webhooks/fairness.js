@@ -20,11 +20,11 @@
 /* global fetch */
 'use strict';
 const { randomUUID } = require('node:crypto');
-const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { mkdtempSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { encryptSecret, eventTimestamp, generateWebhookSecret, ROUTING_KEYS } = require('@cds/core');
+const { encryptSecret, eventTimestamp, generateWebhookSecret, ROUTING_KEYS, SEAL_PURPOSES } = require('@cds/core');
 const { createDataStore, pendingDelivery } = require('@cds/data');
 const { connectAmqpBus } = require('@cds/messaging');
 const { Client } = require('pg');
@@ -67,7 +67,7 @@ async function main() {
   const cleanups = [() => rmSync(work, { recursive: true, force: true })];
   const stopAll = [];
   try {
-    const loadAvg = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    const loadAvg = kit.loadAverage();
     const tlsFiles = kit.throwawayCa(work);
     /** B's receiver: every arrival's time, by event id. */
     const arrivals = new Map();
@@ -115,7 +115,10 @@ async function main() {
       const { id } = (await pg.query('SELECT id FROM applications WHERE slug = $1 AND deleted_at IS NULL', [slug])).rows[0];
       const now = new Date();
       const sub = { id: randomUUID(), applicationId: id, url, events: ['domain.ready'], status: 'active', createdAt: now, updatedAt: now, revokedAt: null };
-      await store.run((r) => r.webhookSubscriptions.insert(sub, { id: randomUUID(), subscriptionId: sub.id, secretSealed: encryptSecret(generateWebhookSecret(), key), createdAt: now, expiresAt: null }));
+      // Sealed bound to its row, as the API seals it.
+      const secretId = randomUUID();
+      const secretSealed = encryptSecret(generateWebhookSecret(), key, { purpose: SEAL_PURPOSES.webhookSecret, id: secretId });
+      await store.run((r) => r.webhookSubscriptions.insert(sub, { id: secretId, subscriptionId: sub.id, secretSealed, createdAt: now, expiresAt: null }));
       return { id, subscriptionId: sub.id, credential };
     };
 

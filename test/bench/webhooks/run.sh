@@ -20,16 +20,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
-log() { echo "[bench-webhooks] $*"; }
-die() { echo "[bench-webhooks] FAILED: $*" >&2; exit 1; }
+BENCH_NAME=bench-webhooks
+# shellcheck source=../lib/bench-lib.sh
+. test/bench/lib/bench-lib.sh
 
 mode=${BENCH_MODE:-all}
 case "$mode" in all|throughput|fairness) ;; *) die "BENCH_MODE is all, throughput or fairness, not '$mode'" ;; esac
-command -v taskset >/dev/null 2>&1 || die "taskset is missing (apt-get install -y util-linux)"
-command -v openssl >/dev/null 2>&1 || die "openssl is missing"
-command -v rabbitmqctl >/dev/null 2>&1 || die "rabbitmqctl is missing: the bench makes its own RabbitMQ vhost"
-[ "$(nproc)" -ge 2 ] || die "needs 2 CPUs for the pinning (services and clients on CPU 0, receivers on CPU 1)"
-[ -f services/webhook-dispatcher/dist/main.js ] && [ -f services/api/dist/main.js ] || die "build first (npx tsc -b tsconfig.build.json)"
+need_tools taskset openssl rabbitmqctl
+need_cpus 2 "for the pinning (services and clients on CPU 0, receivers on CPU 1)"
+need_built services/webhook-dispatcher/dist/main.js services/api/dist/main.js
 
 db=bench_webhooks_$(date +%s)_$RANDOM
 vhost=cds-bench-webhooks-$RANDOM$RANDOM
