@@ -1,7 +1,7 @@
 // Names made to collide with a live hostname under the edge's former unkeyed
 // hash, against the keyed set of live names: each would have cost a database
 // read before; now one passes only by chance (about one in a billion).
-import { LiveNames } from '../../services/edge-proxy/src/live-names';
+import { LiveNames } from '../../services/edge-proxy/src/caches/live-names';
 import { fnv1a30, fnvCollisions } from '../support/fnv-collisions';
 
 describe('names colliding under the former FNV-1a hash', () => {

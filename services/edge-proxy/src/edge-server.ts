@@ -9,26 +9,26 @@ import { SecretBoxError } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { Bus, Subscription } from '@cds/messaging';
-import { AdmissionChain } from './admission';
-import { AssertionSigner } from './assertion-signer';
-import { subscribeCacheInvalidation } from './cache-invalidation';
-import { createCertificateStore } from './certificate-store';
-import { ChangeFeed } from './change-feed';
-import { ConnectionGate, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type ProxyProtocolOptions } from './connection-gate';
-import { ControlPlaneHealth, type ControlPlaneState } from './control-plane';
-import { EdgeAnswers } from './edge-answers';
-import { silentObserver, type DatabaseReadPurpose, type EdgeObserver, type TrafficSink } from './edge-observer';
-import { Forwarder } from './forwarder';
-import { DEFAULT_REQUEST_TIMEOUT_MS, listenerOptions, listenOn } from './listening';
-import { LiveNames } from './live-names';
-import { LiveWebSockets } from './live-websockets';
-import { createPlainListener } from './plain-listener';
-import { PendingChallenges } from './pending-challenges';
-import { ProxyLimiter } from './proxy-limiter';
-import { ReadBudget } from './read-budget';
-import { BODY_PROGRESS_TIMEOUT_MS } from './request-deadlines';
-import { createRouteTable } from './route-table';
-import { createTlsListener } from './tls-listener';
+import { AdmissionChain } from './admission/admission';
+import { AssertionSigner } from './admission/assertion-signer';
+import { LiveWebSockets } from './admission/live-websockets';
+import { ProxyLimiter } from './admission/proxy-limiter';
+import { createCertificateStore } from './caches/certificate-store';
+import { LiveNames } from './caches/live-names';
+import { ReadBudget } from './caches/read-budget';
+import { createRouteTable } from './caches/route-table';
+import { PendingChallenges } from './challenges/pending-challenges';
+import { subscribeCacheInvalidation } from './changes/cache-invalidation';
+import { ChangeFeed } from './changes/change-feed';
+import { ConnectionGate, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_CLIENT, type ProxyProtocolOptions } from './connections/connection-gate';
+import { Forwarder } from './forwarding/forwarder';
+import { EdgeAnswers } from './listeners/edge-answers';
+import { DEFAULT_REQUEST_TIMEOUT_MS, listenerOptions, listenOn } from './listeners/listening';
+import { createPlainListener } from './listeners/plain-listener';
+import { BODY_PROGRESS_TIMEOUT_MS } from './listeners/request-deadlines';
+import { createTlsListener } from './listeners/tls-listener';
+import { ControlPlaneHealth, type ControlPlaneState } from './observing/control-plane';
+import { silentObserver, type DatabaseReadPurpose, type EdgeObserver, type TrafficSink } from './observing/edge-observer';
 
 /** Reads per second (and burst) of names LiveNames says are unknown, per cache: a flood of random names costs at most this. */
 const UNKNOWN_NAME_READS = { perSecond: 5, burst: 20 };
@@ -93,8 +93,9 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
   const observer = opts.observer ?? silentObserver;
   const health = new ControlPlaneHealth((state) => {
     observer.controlPlane(state);
-    if (state.reachable) logger.info('control plane reachable again', { ...state });
-    else logger.warn('control plane unreachable: serving from cache', { ...state });
+    const fields = { reachable: state.reachable, since: state.since, last_error: state.lastError, failures: state.failures };
+    if (state.reachable) logger.info('control plane reachable again', fields);
+    else logger.warn('control plane unreachable: serving from cache', fields);
   });
   // A sealed value that does not open is one row's fault (altered, or copied from another row), not an unreachable database.
   const onLoad = (ok: boolean, error?: unknown) =>

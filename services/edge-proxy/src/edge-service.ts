@@ -5,14 +5,14 @@
 // stall it (LiveNames would stop answering and every random name would cost a
 // read).
 import { readFileSync } from 'node:fs';
-import type { Config } from '@cds/config';
+import { databaseConnection, requiredSetting, type Config } from '@cds/config';
 import { createDataStore, type DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { Bus } from '@cds/messaging';
-import { edgeMetricsObserver } from './edge-metrics';
 import { startEdge, type Edge } from './edge-server';
-import { createFairUseWatch } from './fair-use';
-import { TrafficCounter } from './traffic-counter';
+import { edgeMetricsObserver } from './observing/edge-metrics';
+import { createFairUseWatch } from './usage/fair-use';
+import { TrafficCounter } from './usage/traffic-counter';
 
 /** The feed's connection gives up as the edge's own does (main.ts): it must not hang on a network that drops packets. */
 const FEED_DATABASE = { poolSize: 1, readOnly: true, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 };
@@ -37,7 +37,7 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
   const fairUse = createFairUseWatch({ store, logger, smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom });
   const traffic = new TrafficCounter({ store, logger, afterFlush: (ids) => fairUse.check(ids) });
   traffic.start();
-  const feedStore = await createDataStore({ url: config.databaseUrl, logger, ...FEED_DATABASE });
+  const feedStore = await createDataStore({ ...databaseConnection(config), logger, ...FEED_DATABASE });
   const edge = await startEdge({
     store,
     feedStore,
@@ -51,7 +51,7 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
     httpPort: config.edgeHttpPort,
     bindAddress: config.bindAddress,
     dataEncryptionKey: config.dataEncryptionKey,
-    deploymentKey: { kid: config.assertionDeploymentKid, secret: config.assertionDeploymentKey },
+    deploymentKey: { kid: config.assertionDeploymentKid, secret: requiredSetting(config, 'assertionDeploymentKey') },
     originTimeoutMs: config.originTimeout,
     originCa: config.originCaBundle ? readFileSync(config.originCaBundle, 'utf8') : null,
     maxConnections: config.edgeMaxConnections,

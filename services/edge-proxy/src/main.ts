@@ -1,6 +1,6 @@
 // Split-mode entry point of the edge proxy: wiring only.
 import { proxyProtocolPeersWarning } from '@cds/config';
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
+import { closeServer, onShutdown, openSplitService, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { startEdgeService } from './edge-service';
 
@@ -14,13 +14,12 @@ const DRAIN_MS = 20_000;
 const DATABASE_TIMEOUTS = { connectTimeoutMs: 2_000, queryTimeoutMs: 5_000 };
 
 async function main(): Promise<void> {
-  const { config, logger, store, bus } = await openSplitService('edge-proxy', DATABASE_TIMEOUTS);
-
   enableProcessMetrics();
+  const { config, logger, store, bus, ops, reportReadiness } = await openSplitService('edge-proxy', { ...DATABASE_TIMEOUTS, metrics: processMetricsSource });
   const service = await startEdgeService({ config, logger, store, bus });
   let accepting = true;
   // Ready while it can serve: a database or broker outage only makes it serve from cache (see the detail).
-  const ops = await listen(opsHandler({ ready: () => accepting, detail: () => service.detail() }, processMetricsSource), config.metricsPort, config.bindAddress);
+  reportReadiness({ ready: () => accepting, detail: () => service.detail() });
   logger.info('edge-proxy started', { https: service.edge.httpsPort, http: service.edge.httpPort, metrics: config.metricsPort });
   const peers = proxyProtocolPeersWarning(config);
   if (peers) logger.warn(peers);

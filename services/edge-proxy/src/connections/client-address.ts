@@ -3,7 +3,7 @@
 // peer's address.
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { clientAddress } from './forward-headers';
+import { clientAddress } from '../forwarding/forward-headers';
 
 interface Carried {
   readonly address: string;

@@ -3,10 +3,10 @@
 // not forward.
 import { errorMessage } from '@cds/core';
 import type { Logger } from '@cds/logging';
+import { ReadBudgetSpent } from '../caches/read-budget';
+import type { EdgeObserver } from '../observing/edge-observer';
 import type { EdgeRequest, EdgeResponse } from './client-messages';
-import type { EdgeObserver } from './edge-observer';
 import { NOT_READY_RETRY_AFTER_SECONDS, PAGES, sendPage, type Page } from './edge-pages';
-import { ReadBudgetSpent } from './read-budget';
 
 /**
  * A request body framed by a transfer coding the edge does not forward as is:

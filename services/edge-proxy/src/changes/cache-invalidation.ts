@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { DOMAIN_CHANGES, QUEUES, ROUTING_KEYS } from '@cds/core';
 import type { Bus, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
-import type { AssertionSigner } from './assertion-signer';
-import type { CertificateEntry } from './certificate-store';
-import type { LiveNames } from './live-names';
-import type { RefreshingCache } from './refreshing-cache';
-import type { Route } from './route-table';
+import type { AssertionSigner } from '../admission/assertion-signer';
+import type { CertificateEntry } from '../caches/certificate-store';
+import type { LiveNames } from '../caches/live-names';
+import type { RefreshingCache } from '../caches/refreshing-cache';
+import type { Route } from '../caches/route-table';
 
 /** Counted under this consumer name, like the checker's and the dispatcher's consumers. */
 const CONSUMER = QUEUES.edgeCache;

@@ -1,5 +1,6 @@
 // The gate before the listeners' HTTP servers, on loopback sockets: the cap
 // shared by two servers, and PROXY protocol headers read off the raw socket.
+import { once } from 'node:events';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { clientAddressOf } from './client-address';
@@ -32,11 +33,27 @@ function untilClosed(socket: net.Socket): Promise<string> {
   });
 }
 
+/** The first answer on a connection the server keeps open: its head and its Content-Length body. */
+function firstAnswer(socket: net.Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let received = '';
+    const onData = (c: Buffer) => {
+      received += c.toString();
+      const headEnd = received.indexOf('\r\n\r\n');
+      const length = Number(/content-length: (\d+)/i.exec(received)?.[1]);
+      if (headEnd < 0 || received.length - headEnd - 4 < length) return;
+      socket.off('data', onData);
+      resolve(received);
+    };
+    socket.on('data', onData);
+  });
+}
+
 /** Writes `parts` one after the other, a tick apart, so the server reads them as separate chunks. */
 async function writeInParts(socket: net.Socket, parts: Array<string | Buffer>): Promise<void> {
   for (const part of parts) {
     socket.write(part);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // deliberate: the pause is what splits the reads
   }
 }
 
@@ -50,6 +67,17 @@ function v2Local(): Buffer {
 describe('ConnectionGate', () => {
   const servers: http.Server[] = [];
   const refused: ConnectionRefusal[] = [];
+  /** The server side of every connection the guarded servers accepted. */
+  const accepted: net.Socket[] = [];
+
+  /** Closes `client` and waits for its server side to close: the gate has counted the connection out by then. */
+  async function hangUp(client: net.Socket): Promise<void> {
+    const serverSide = accepted.find((s) => s.remotePort === client.localPort && s.remoteAddress === client.localAddress);
+    if (!serverSide) throw new Error(`no accepted connection from ${client.localAddress}:${client.localPort}`);
+    const closed = serverSide.closed ? Promise.resolve() : once(serverSide, 'close');
+    client.destroy();
+    await closed;
+  }
 
   async function guarded(count: number, maxConnections: number, proxyProtocol: ProxyProtocolOptions | null = null, maxConnectionsPerClient?: number): Promise<number[]> {
     const gate = new ConnectionGate({ maxConnections, maxConnectionsPerClient, proxyProtocol, onRefused: (reason) => refused.push(reason) });
@@ -57,6 +85,7 @@ describe('ConnectionGate', () => {
     for (let i = 0; i < count; i += 1) {
       const server = addressServer();
       gate.guard(server);
+      server.on('connection', (socket: net.Socket) => accepted.push(socket));
       servers.push(server);
       ports.push(await listen(server));
     }
@@ -65,6 +94,7 @@ describe('ConnectionGate', () => {
 
   afterEach(async () => {
     refused.length = 0;
+    accepted.length = 0;
     for (const server of servers.splice(0)) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -78,8 +108,7 @@ describe('ConnectionGate', () => {
     const third = await connect(a);
     expect(await untilClosed(third)).toBe('');
     expect(refused).toEqual(['max_connections']);
-    first.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await hangUp(first);
     const fourth = await connect(b);
     fourth.write(REQUEST);
     expect(bodyOf(await untilClosed(fourth))).toBe('127.0.0.1');
@@ -96,8 +125,7 @@ describe('ConnectionGate', () => {
     const other = await connect(port, '127.0.0.2');
     other.write(REQUEST);
     expect(bodyOf(await untilClosed(other))).toBe('127.0.0.2');
-    held[0]!.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await hangUp(held[0]!);
     const again = await connect(port);
     again.write(REQUEST);
     expect(bodyOf(await untilClosed(again))).toBe('127.0.0.1');
@@ -142,8 +170,10 @@ describe('ConnectionGate', () => {
     it('counts connections per carried address, not per balancer', async () => {
       const [port] = (await guarded(1, 10, trustLoopback, 1)) as [number];
       const held = await connect(port);
-      held.write('PROXY TCP4 203.0.113.7 192.0.2.1 56324 80\r\n');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const heldAnswer = firstAnswer(held);
+      held.write(`PROXY TCP4 203.0.113.7 192.0.2.1 56324 80\r\nGET / HTTP/1.1\r\nHost: a.example\r\n\r\n`);
+      // Answered, the connection still open: the gate has read its header and counts it for 203.0.113.7.
+      expect(bodyOf(await heldAnswer)).toBe('203.0.113.7');
       const same = await connect(port);
       const refusedAnswer = untilClosed(same);
       same.write(`PROXY TCP4 203.0.113.7 192.0.2.1 56325 80\r\n${REQUEST}`);

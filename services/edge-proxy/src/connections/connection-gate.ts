@@ -4,8 +4,8 @@
 // connections of that client.
 import type net from 'node:net';
 import { cidrMatcher } from '@cds/core';
+import { clientAddress } from '../forwarding/forward-headers';
 import { recordCarriedAddress } from './client-address';
-import { clientAddress } from './forward-headers';
 import { readProxyHeader } from './proxy-header';
 
 export const CONNECTION_REFUSALS = {

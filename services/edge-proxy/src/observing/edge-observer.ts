@@ -1,7 +1,7 @@
 // What the edge reports as it serves: forwarded traffic to the traffic counter,
 // answers, cache lookups, limits, control-plane changes and refused
 // connections to the metrics.
-import type { ConnectionRefusal } from './connection-gate';
+import type { ConnectionRefusal } from '../connections/connection-gate';
 import type { ControlPlaneState } from './control-plane';
 
 /** Where forwarded requests are counted (the traffic counter). */

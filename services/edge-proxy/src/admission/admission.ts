@@ -3,14 +3,14 @@
 // step answers without a promise when its cache has what it needs (the common
 // case) and waits only when it has not.
 import type { TLSSocket } from 'node:tls';
+import { sniName } from '../caches/certificate-store';
+import type { RefreshingCache } from '../caches/refreshing-cache';
+import type { DomainRoute, Route } from '../caches/route-table';
+import { isHttp2, requestAuthority, type EdgeRequest } from '../listeners/client-messages';
+import { hostName, PAGES, type Page } from '../listeners/edge-pages';
+import type { EdgeObserver } from '../observing/edge-observer';
 import type { AssertionSigner } from './assertion-signer';
-import { sniName } from './certificate-store';
-import { isHttp2, requestAuthority, type EdgeRequest } from './client-messages';
-import type { EdgeObserver } from './edge-observer';
-import { hostName, PAGES, type Page } from './edge-pages';
 import type { ProxyLimiter, LimitVerdict } from './proxy-limiter';
-import type { RefreshingCache } from './refreshing-cache';
-import type { DomainRoute, Route } from './route-table';
 
 /** Forward to the route's origin with this assertion, redirect to this hostname, or answer this page. */
 export type Admission =

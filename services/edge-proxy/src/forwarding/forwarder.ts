@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { Pool, type Dispatcher } from 'undici';
-import { isHttp2, type EdgeRequest, type EdgeResponse } from './client-messages';
+import { isHttp2, type EdgeRequest, type EdgeResponse } from '../listeners/client-messages';
 import { clientResponseHeaderList, type HeaderMap } from './forward-headers';
 
 export interface ForwarderOptions {

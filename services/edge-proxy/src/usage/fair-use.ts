@@ -81,7 +81,7 @@ export function createFairUseWatch(deps: FairUseWatchDeps): FairUseWatch {
       if (current === null || !isStaleClaim(current, at)) return;
       // Its holder stopped mid-send. Whoever replaces that exact value takes it over; the others find it changed.
       if (!(await store.run((r) => r.settings.replaceIf(key, current, claim)))) return;
-      logger.warn('fair-use notice claimed long ago and never sent; taking the claim over', { applicationId, month, staleClaim: current });
+      logger.warn('fair-use notice claimed long ago and never sent; taking the claim over', { application_id: applicationId, month, stale_claim: current });
     }
     await deliver(app, key, month, notice, claim);
   }
@@ -91,7 +91,7 @@ export function createFairUseWatch(deps: FairUseWatchDeps): FairUseWatch {
 
   async function deliver(app: ApplicationRow, key: string, month: string, notice: NoticeRecord, claim: string): Promise<void> {
     const message = fairUseMessage({ slug: app.slug, name: app.name, month, bytesUsed: notice.bytes, limitBytes: notice.limit });
-    const fields = { applicationId: app.id, slug: app.slug, month, bytes: notice.bytes, limit: notice.limit };
+    const fields = { application_id: app.id, slug: app.slug, month, bytes: notice.bytes, limit: notice.limit };
     const to = app.contactEmail;
     if (!transport || !to) {
       const reason = transport ? 'no_contact_email' : 'no_smtp_url';
@@ -121,7 +121,7 @@ export function createFairUseWatch(deps: FairUseWatchDeps): FairUseWatch {
         try {
           await checkOne(applicationId);
         } catch (err) {
-          logger.warn('fair-use check failed', { applicationId, error: errorMessage(err) });
+          logger.warn('fair-use check failed', { application_id: applicationId, error: errorMessage(err) });
         }
       }
     },

@@ -1,12 +1,12 @@
 // The plain-HTTP listener: ACME HTTP-01 answers, a 308 to HTTPS for a domain
 // that is served there, and the page of any other name.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { pageOf, type AdmissionChain } from './admission';
-import { answerChallenge, CHALLENGE_PREFIX } from './challenge-responder';
+import { pageOf, type AdmissionChain } from '../admission/admission';
+import { answerChallenge, CHALLENGE_PREFIX } from '../challenges/challenge-responder';
+import type { PendingChallenges } from '../challenges/pending-challenges';
+import type { EdgeObserver } from '../observing/edge-observer';
 import type { EdgeAnswers } from './edge-answers';
-import type { EdgeObserver } from './edge-observer';
 import { hostName, httpsLocation, PAGES } from './edge-pages';
-import type { PendingChallenges } from './pending-challenges';
 import { answerClientErrors } from './socket-answers';
 
 export interface PlainListenerDeps {

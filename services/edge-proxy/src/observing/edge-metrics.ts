@@ -6,9 +6,9 @@
 // of a proxied request's CPU time.
 import { Counter, Gauge } from 'prom-client';
 import { edgeMetrics, limiterMetrics, registry, setEdgeCollect } from '@cds/metrics';
-import { CONNECTION_REFUSALS } from './connection-gate';
+import { PROXY_LIMITS } from '../admission/proxy-limiter';
+import { CONNECTION_REFUSALS } from '../connections/connection-gate';
 import type { DatabaseReadPurpose, EdgeObserver } from './edge-observer';
-import { PROXY_LIMITS } from './proxy-limiter';
 
 export const CONTROL_PLANE_METRIC = 'cds_edge_control_plane_reachable';
 export const CONNECTIONS_REFUSED_METRIC = 'cds_edge_connections_refused_total';

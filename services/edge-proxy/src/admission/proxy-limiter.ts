@@ -8,7 +8,7 @@
 // `batch - 1` requests per replica (batches shrink as the window fills).
 // When the database cannot be reached an edge counts alone for the window.
 import type { DataStore } from '@cds/data';
-import type { RouteApplication } from './route-table';
+import type { RouteApplication } from '../caches/route-table';
 
 export const PROXY_LIMITS = {
   perSecond: { window: 1, name: 'proxied_requests_per_second', key: 'edge:rps:' },

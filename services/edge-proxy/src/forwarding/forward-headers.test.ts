@@ -1,6 +1,6 @@
+import { sniName } from '../caches/certificate-store';
+import { hostName } from '../listeners/edge-pages';
 import { clientAddress, clientResponseHeaderList, originRequestHeaders } from './forward-headers';
-import { hostName } from './edge-pages';
-import { sniName } from './certificate-store';
 
 const ctx = { clientAddress: '203.0.113.9', host: 'shop.example.com', proto: 'https' as const, assertion: 'signed' };
 

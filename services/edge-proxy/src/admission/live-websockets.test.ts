@@ -2,8 +2,8 @@
 // no longer served (not ready, gone, another domain under the name, its
 // application suspended), kept while it is, and kept while the database is away.
 import { PassThrough } from 'node:stream';
+import type { DomainRoute, Route } from '../caches/route-table';
 import { LiveWebSockets } from './live-websockets';
-import type { DomainRoute, Route } from './route-table';
 
 const route = (over: Partial<DomainRoute> = {}): DomainRoute => ({
   kind: 'domain',

@@ -8,8 +8,8 @@
 import { LRUCache } from 'lru-cache';
 import { decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion } from '@cds/core';
 import type { DataStore } from '@cds/data';
-import { RefreshingCache } from './refreshing-cache';
-import type { DomainRoute } from './route-table';
+import { RefreshingCache } from '../caches/refreshing-cache';
+import type { DomainRoute } from '../caches/route-table';
 
 export interface SigningKey {
   kid: string;

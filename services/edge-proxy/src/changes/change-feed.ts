@@ -14,14 +14,15 @@
 // LiveNames stops answering for absent names. A read that finds another
 // database (its order went back) drops every cached entry and loads LiveNames
 // again.
+import { WakeableLoop } from '@cds/core';
 import type { DataStore, EdgeChange } from '@cds/data';
-import type { AssertionSigner } from './assertion-signer';
-import type { CertificateEntry } from './certificate-store';
-import type { DatabaseReadPurpose } from './edge-observer';
+import type { AssertionSigner } from '../admission/assertion-signer';
+import type { CertificateEntry } from '../caches/certificate-store';
+import type { LiveNames } from '../caches/live-names';
+import type { RefreshingCache } from '../caches/refreshing-cache';
+import type { Route } from '../caches/route-table';
+import type { DatabaseReadPurpose } from '../observing/edge-observer';
 import { affected, FeedCursor } from './feed-cursor';
-import type { LiveNames } from './live-names';
-import type { RefreshingCache } from './refreshing-cache';
-import type { Route } from './route-table';
 
 /** One read a second: a change reaches every edge within about 1 s. */
 export const FEED_PERIOD_MS = 1_000;
@@ -50,13 +51,14 @@ export class ChangeFeed {
   private readonly now: () => number;
   /** Edge time at the start of the last successful read. */
   private lastReadAt = -Infinity;
-  private timer: NodeJS.Timeout | null = null;
+  /** The reads: one at a time, the next one period after the last one ended, whatever its outcome. */
+  private readonly loop: WakeableLoop<void>;
   private stopped = false;
-  private reading: Promise<void> | null = null;
   private loadingNames: Promise<void> | null = null;
 
   constructor(private readonly opts: ChangeFeedOptions) {
     this.now = opts.now ?? Date.now;
+    this.loop = new WakeableLoop({ pass: () => this.read(), intervalMs: opts.periodMs ?? FEED_PERIOD_MS, unref: true });
   }
 
   /** Since when cached entries not dropped are known current. */
@@ -83,25 +85,16 @@ export class ChangeFeed {
 
   /** The first read; later reads follow each other, one period apart. */
   start(): Promise<void> {
-    return this.tick();
+    return this.loop.runNow();
   }
 
   /** No more reads; resolves once the one under way (and a load of LiveNames) has ended, before the store closes. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await Promise.all([this.reading, this.loadingNames]);
+    await Promise.all([this.loop.stop(), this.loadingNames]);
   }
 
-  /** One read and what it drops; the next one is scheduled when it ends, whatever its outcome. */
-  tick(): Promise<void> {
-    this.reading = this.read().finally(() => {
-      this.reading = null;
-    });
-    return this.reading;
-  }
-
+  /** One read and what it drops; never throws (a failure is told to onLoad). */
   private async read(): Promise<void> {
     const started = this.now();
     try {
@@ -115,11 +108,6 @@ export class ChangeFeed {
       if (!this.stopped && (!this.opts.names.ready || this.opts.names.stale || 'restarted' in step)) this.loadNames();
     } catch (err) {
       this.opts.onLoad?.(false, err);
-    } finally {
-      if (!this.stopped) {
-        this.timer = setTimeout(() => void this.tick(), this.opts.periodMs ?? FEED_PERIOD_MS);
-        this.timer.unref();
-      }
     }
   }
 

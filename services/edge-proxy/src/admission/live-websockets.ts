@@ -3,8 +3,8 @@
 // seconds), and one whose domain left `ready`, was deleted, or whose
 // application was suspended is closed (DECISIONS §5: within 5 seconds).
 import type { Duplex } from 'node:stream';
+import type { DomainRoute, Route } from '../caches/route-table';
 import { pageOf } from './admission';
-import type { DomainRoute, Route } from './route-table';
 
 const SWEEP_INTERVAL_MS = 1_000;
 

@@ -1,7 +1,7 @@
 // The request target as the origin gets it (DECISIONS §5): always in
 // origin-form, and never a path whose dot-segments climb above the root the
 // client sees, which is the origin URL's own path once the edge prefixes it.
-import { hostName } from './edge-pages';
+import { hostName } from '../listeners/edge-pages';
 
 /** `..`, also percent-encoded in either case (`%2e%2e`, `.%2E`, …). */
 const DOT_DOT = /^(?:\.|%2e){2}$/i;
