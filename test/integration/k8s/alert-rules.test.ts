@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CHART, kustomize, ofKind, ROOT, yamlDocuments } from '../../support/k8s-tools';
+import { CHART, kustomize, ofKind, renderChart, ROOT, yamlDocuments } from '../../support/k8s-tools';
 
 const RULES = path.join(CHART, 'files/alerts.yaml');
 const UNIT_TESTS = path.join(ROOT, 'test/prometheus/alerts.test.yaml');
@@ -50,6 +50,15 @@ describe('alert rules under promtool', () => {
 
   it('promtool check rules accepts the kustomize PrometheusRule spec', () => {
     const [rule] = ofKind(kustomize('k8s/components/monitoring'), 'PrometheusRule');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-rules-')), 'rules.json');
+    writeFileSync(file, JSON.stringify(rule?.spec));
+    const { status, output } = promtool(['check', 'rules', file]);
+    expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
+  });
+
+  it("promtool check rules accepts the chart's rendered PrometheusRule spec (namespace in CdsServiceDown, absolute runbook URLs)", () => {
+    const [rule] = ofKind(renderChart(['ci/existing-secret-values.yaml'], 'cds', 'custom-domains').map((r) => r.object), 'PrometheusRule');
+    expect(JSON.stringify(rule?.spec)).toContain('namespace=\\"custom-domains\\"');
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-rules-')), 'rules.json');
     writeFileSync(file, JSON.stringify(rule?.spec));
     const { status, output } = promtool(['check', 'rules', file]);

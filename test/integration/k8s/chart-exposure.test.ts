@@ -3,11 +3,10 @@
 // and /domains only (never /operator); the operator API on OPERATOR_PORT behind
 // its own ClusterIP Service; the edge on a LoadBalancer that keeps client
 // addresses (externalTrafficPolicy: Local, or PROXY protocol when enabled).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROOT, validateObjects, type K8sObject } from '../../support/k8s-tools';
+import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROOT, validateObjects, writeValues, type K8sObject } from '../../support/k8s-tools';
 
 const DEFAULT_FILES = ['ci/minimal-values.yaml', 'ci/existing-secret-values.yaml', 'ci/all-variables-values.yaml'];
 const INGRESS_FILE = 'ci/ingress-values.yaml';
@@ -44,12 +43,6 @@ interface Container {
 interface PolicyRule {
   from?: unknown[];
   ports: Array<{ port: string | number }>;
-}
-
-function writeValues(text: string): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-values-')), 'values.yaml');
-  writeFileSync(file, text);
-  return file;
 }
 
 const chart = (files: readonly string[]) => renderChart(files).map((r) => r.object);
@@ -137,12 +130,51 @@ describe('chart: exposure', () => {
   });
 
   it('the Ingress without hosts answers any host, still without /operator', () => {
-    const objects = chart(['ci/minimal-values.yaml', writeValues('ingress:\n  enabled: true\n')]);
+    const objects = chart(['ci/minimal-values.yaml', writeValues('config:\n  TRUST_PROXY: "10.42.0.0/16"\ningress:\n  enabled: true\n')]);
     const spec = ofKind(objects, 'Ingress')[0]?.spec as unknown as IngressSpec;
     expect(spec.rules.map((r) => r.host)).toEqual([undefined]);
     expect(spec.ingressClassName).toBeUndefined();
     expectNoOperatorRoute(objects);
     expect(validateObjects(objects)).toEqual([]);
+  });
+
+  describe('TRUST_PROXY behind the Ingress', () => {
+    const REFUSAL = 'ingress.enabled needs config.TRUST_PROXY';
+    const valid = (text: string) => validateValues(mergedValues(['ci/minimal-values.yaml', writeValues(text)]));
+
+    it('ci/ingress-values.yaml names the one ingress hop, and only the ingress controller reaches the API port', () => {
+      const objects = chart([INGRESS_FILE]);
+      const api = named(objects, 'Deployment', 'release-custom-domain-service-api') as K8sObject;
+      expect(containerEnv(objects, api).TRUST_PROXY).toBe('1');
+      const rules = (named(objects, 'NetworkPolicy', 'release-custom-domain-service-api')?.spec as { ingress: PolicyRule[] }).ingress;
+      expect(rules.filter((r) => r.ports.some((p) => p.port === 'api')).map((r) => r.from)).toEqual([[{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]]);
+    });
+
+    it.each([
+      ['at its default (empty)', 'ingress:\n  enabled: true\n'],
+      ['blank', 'config:\n  TRUST_PROXY: " "\ningress:\n  enabled: true\n'],
+      ['false', 'config:\n  TRUST_PROXY: "false"\ningress:\n  enabled: true\n'],
+      ['0', 'config:\n  TRUST_PROXY: "0"\ningress:\n  enabled: true\n'],
+    ])('an enabled Ingress with TRUST_PROXY %s: the chart refuses to render and the schema refuses the values', (_case, text) => {
+      expect(renderFailure(['ci/minimal-values.yaml', writeValues(text)])).toContain(REFUSAL);
+      expect(valid(text)).toBe(false);
+    });
+
+    it('accepts a hop count or the controller\'s range, and TRUST_PROXY unset without an Ingress', () => {
+      for (const trust of ['"1"', '"10.42.0.0/16"', '2']) {
+        const text = `config:\n  TRUST_PROXY: ${trust}\ningress:\n  enabled: true\n`;
+        expect([trust, valid(text)]).toEqual([trust, true]);
+        expect(ofKind(chart(['ci/minimal-values.yaml', writeValues(text)]), 'Ingress')).toHaveLength(1);
+      }
+      expect(valid('config:\n  TRUST_PROXY: ""\n')).toBe(true);
+    });
+
+    it('the schema refuses TRUST_PROXY=true, Ingress or not (libs/config refuses it at start too)', () => {
+      for (const trust of ['"true"', 'true', '"TRUE"', '" True "']) {
+        expect([trust, valid(`config:\n  TRUST_PROXY: ${trust}\n`)]).toEqual([trust, false]);
+        expect([trust, valid(`config:\n  TRUST_PROXY: ${trust}\ningress:\n  enabled: true\n`)]).toEqual([trust, false]);
+      }
+    });
   });
 
   it.each([...DEFAULT_FILES, INGRESS_FILE])('%s: OPERATOR_PORT is set in the api Deployment and the operator Service targets it', (file) => {
@@ -238,6 +270,15 @@ describe('kustomize: exposure', () => {
     const objects = kustomize(dir);
     expect(ofKind(objects, 'Ingress')).toEqual([]);
     expectNoOperatorRoute(objects);
+  });
+
+  it('prod believes the one ingress hop (TRUST_PROXY=1) and admits only the ingress controller to the API port', () => {
+    const objects = kustomize('k8s/overlays/prod');
+    expect(containerEnv(objects, named(objects, 'Deployment', 'cds-api') as K8sObject).TRUST_PROXY).toBe('1');
+    const rules = (named(objects, 'NetworkPolicy', 'cds-api')?.spec as { ingress: PolicyRule[] }).ingress;
+    expect(rules.filter((r) => r.ports.some((p) => p.port === 'api')).map((r) => r.from)).toEqual([[{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]]);
+    // The base, without the Ingress, believes no proxy.
+    expect(containerEnv(kustomize('k8s/base'), named(kustomize('k8s/base'), 'Deployment', 'cds-api') as K8sObject).TRUST_PROXY).toBeUndefined();
   });
 
   it('prod publishes the application API through the ingress component: its paths only, never /operator, valid', () => {

@@ -1,10 +1,9 @@
 // The Helm chart and the kustomize tree render offline into objects that pass
 // the Kubernetes (and Prometheus Operator) schemas; values are checked by values.schema.json.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROOT, validateObjects, type K8sObject } from '../../support/k8s-tools';
+import { CHART, kustomize, mergedValues, ofKind, renderChart, renderFailure, ROOT, validateObjects, writeValues, type K8sObject } from '../../support/k8s-tools';
 
 const VALUE_FILES = ['ci/minimal-values.yaml', 'ci/existing-secret-values.yaml', 'ci/all-variables-values.yaml'];
 
@@ -41,23 +40,32 @@ interface AlertRule {
 const alertRules = (objects: readonly K8sObject[]) =>
   ofKind(objects, 'PrometheusRule').flatMap((r) => (r.spec as { groups: Array<{ rules: AlertRule[] }> }).groups.flatMap((g) => g.rules));
 
-function writeValues(text: string): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-values-')), 'values.yaml');
-  writeFileSync(file, text);
-  return file;
-}
-
 describe('Helm chart', () => {
-  it('refuses to render without the secret settings and names the missing value', () => {
-    expect(renderFailure([])).toContain('secrets.DATABASE_URL is required (or set secrets.existingSecret)');
+  it('refuses to render without EDGE_TARGET or the secret settings and names the missing value', () => {
+    expect(renderFailure([])).toContain('config.EDGE_TARGET is required: the hostname customers point their CNAME at');
+    expect(renderFailure([writeValues('config:\n  EDGE_TARGET: " "\n')])).toContain('config.EDGE_TARGET is required');
+    expect(renderFailure([writeValues('config:\n  EDGE_TARGET: edge.saas.example.com\n')])).toContain('secrets.DATABASE_URL is required (or set secrets.existingSecret)');
   });
 
-  it('renders its defaults from values.yaml plus only the required secrets (ci/minimal-values.yaml)', () => {
+  it('values.schema.json requires EDGE_TARGET: no default, and a hostname', () => {
+    expect((mergedValues([]).config as Record<string, unknown>).EDGE_TARGET).toBe('');
+    const secretsOnly = writeValues(`secrets:\n  existingSecret: cds-secrets\n`);
+    expect(validateValues(mergedValues([secretsOnly]))).toBe(false);
+    expect(validateValues.errors?.map((e) => `${e.instancePath} ${e.message ?? ''}`)).toContainEqual(expect.stringContaining('/config/EDGE_TARGET'));
+    expect(validateValues(mergedValues([secretsOnly, writeValues('config:\n  EDGE_TARGET: "edge saas"\n')]))).toBe(false);
+    expect(validateValues(mergedValues([secretsOnly, writeValues('config:\n  EDGE_TARGET: edge.saas.example.com\n')]))).toBe(true);
+  });
+
+  it('renders its defaults from values.yaml plus only EDGE_TARGET and the required secrets (ci/minimal-values.yaml)', () => {
     const defaults = mergedValues([]);
     const minimal = mergedValues(['ci/minimal-values.yaml']);
-    expect({ ...minimal, secrets: null }).toEqual({ ...defaults, secrets: null });
-    const [given, unset] = [minimal.secrets, defaults.secrets] as Array<Record<string, string>>;
-    expect(Object.keys(given ?? {}).filter((k) => given?.[k] !== unset?.[k]).sort()).toEqual(['DATABASE_URL', 'AMQP_URL', 'OPERATOR_TOKEN', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY'].sort());
+    expect({ ...minimal, secrets: null, config: null }).toEqual({ ...defaults, secrets: null, config: null });
+    const changed = (key: 'config' | 'secrets') => {
+      const [given, unset] = [minimal[key], defaults[key]] as Array<Record<string, string>>;
+      return Object.keys(given ?? {}).filter((k) => given?.[k] !== unset?.[k]).sort();
+    };
+    expect(changed('config')).toEqual(['EDGE_TARGET']);
+    expect(changed('secrets')).toEqual(['DATABASE_URL', 'AMQP_URL', 'OPERATOR_TOKEN', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY'].sort());
   });
 
   it.each(VALUE_FILES)('renders %s into valid objects from values its schema accepts', (file) => {
@@ -115,7 +123,7 @@ describe('Helm chart', () => {
   it('uses an existing Secret, and adds autoscalers, ServiceMonitors and alert rules when asked', () => {
     const objects = renderChart(['ci/existing-secret-values.yaml']).map((r) => r.object);
     expect(ofKind(objects, 'Secret')).toEqual([]);
-    const refs = ofKind(objects, 'Deployment').flatMap((d) => podSpec(d).containers.flatMap((c) => c.env ?? []).map((e) => e.valueFrom?.secretKeyRef?.name));
+    const refs = ofKind(objects, 'Deployment').flatMap((d) => podSpec(d).containers.flatMap((c) => c.env ?? []).flatMap((e) => (e.valueFrom ? [e.valueFrom.secretKeyRef?.name] : [])));
     expect(new Set(refs)).toEqual(new Set(['cds-credentials']));
     expect(ofKind(objects, 'HorizontalPodAutoscaler').map((h) => h.metadata.name).sort()).toEqual(['release-custom-domain-service-api', 'release-custom-domain-service-edge-proxy']);
     expect(ofKind(objects, 'ServiceMonitor')).toHaveLength(4);
@@ -141,23 +149,20 @@ describe('Helm chart', () => {
     expect(ofKind(fixed, 'Deployment').map(replicasOf)).toEqual([3, 2, 2, 4]);
   });
 
-  it('alerts on a component being down only for the enabled components', () => {
-    const all = alertRules(renderChart(['ci/existing-secret-values.yaml']).map((r) => r.object));
+  it("alerts on a component being down only for the enabled components, in the release's namespace", () => {
+    const rulesIn = (files: string[]) => alertRules(renderChart(files, 'release', 'custom-domains').map((r) => r.object));
+    const all = rulesIn(['ci/existing-secret-values.yaml']);
     const down = (rules: AlertRule[]) => rules.filter((r) => r.alert === 'CdsServiceDown').map((r) => r.expr);
-    expect(down(all)).toEqual([
-      'absent(process_start_time_seconds{job="api"}) or absent(process_start_time_seconds{job="checker"}) or ' +
-        'absent(process_start_time_seconds{job="webhook-dispatcher"}) or absent(process_start_time_seconds{job="edge-proxy"})',
-    ]);
-    const withoutChecker = alertRules(renderChart(['ci/existing-secret-values.yaml', writeValues('checker:\n  enabled: false\n')]).map((r) => r.object));
-    expect(down(withoutChecker)).toEqual([
-      'absent(process_start_time_seconds{job="api"}) or absent(process_start_time_seconds{job="webhook-dispatcher"}) or absent(process_start_time_seconds{job="edge-proxy"})',
-    ]);
+    const absent = (job: string) => `absent(process_start_time_seconds{namespace="custom-domains",job="${job}"})`;
+    expect(down(all)).toEqual([['api', 'checker', 'webhook-dispatcher', 'edge-proxy'].map(absent).join(' or ')]);
+    const withoutChecker = rulesIn(['ci/existing-secret-values.yaml', writeValues('checker:\n  enabled: false\n')]);
+    expect(down(withoutChecker)).toEqual([['api', 'webhook-dispatcher', 'edge-proxy'].map(absent).join(' or ')]);
     // The other rules are the same, in the same order.
     const others = (rules: AlertRule[]) => rules.filter((r) => r.alert !== 'CdsServiceDown');
     expect(others(withoutChecker)).toEqual(others(all));
     expect(others(all).length).toBeGreaterThan(10);
     const none = writeValues(['api', 'checker', 'webhookDispatcher', 'edgeProxy'].map((c) => `${c}:\n  enabled: false\n`).join(''));
-    const noneRules = alertRules(renderChart(['ci/existing-secret-values.yaml', none]).map((r) => r.object));
+    const noneRules = rulesIn(['ci/existing-secret-values.yaml', none]);
     expect(down(noneRules)).toEqual([]);
     expect(noneRules).toEqual(others(all));
   });
@@ -172,12 +177,13 @@ describe('Helm chart', () => {
   });
 
   it('refuses values with a misspelled variable or an unknown key', () => {
-    expect(validateValues(mergedValues([writeValues('config:\n  LOG_LEVL: debug\n')]))).toBe(false);
-    expect(validateValues(mergedValues([writeValues('secrets:\n  OPERATOR_TOKN: x\n')]))).toBe(false);
-    expect(validateValues(mergedValues([writeValues('apii:\n  replicas: 2\n')]))).toBe(false);
+    const valid = (text: string) => validateValues(mergedValues(['ci/minimal-values.yaml', writeValues(text)]));
+    expect(valid('config:\n  LOG_LEVL: debug\n')).toBe(false);
+    expect(valid('secrets:\n  OPERATOR_TOKN: x\n')).toBe(false);
+    expect(valid('apii:\n  replicas: 2\n')).toBe(false);
     // The shutdown deadline is fixed in code, not a value.
-    expect(validateValues(mergedValues([writeValues('shutdown:\n  deadlineSeconds: 40\n')]))).toBe(false);
-    expect(validateValues(mergedValues([writeValues('config:\n  LOG_LEVEL: debug\n')]))).toBe(true);
+    expect(valid('shutdown:\n  deadlineSeconds: 40\n')).toBe(false);
+    expect(valid('config:\n  LOG_LEVEL: debug\n')).toBe(true);
   });
 
   it('fails on output that is not YAML and flags objects the API server would refuse', () => {
@@ -223,14 +229,14 @@ describe('kustomize tree', () => {
     for (const name of names) {
       expect(readFileSync(path.join(ROOT, 'k8s/base/dashboards', name), 'utf8')).toBe(readFileSync(path.join(chartDashboards, name), 'utf8'));
     }
-    const chartRule = ofKind(renderChart(['ci/existing-secret-values.yaml']).map((r) => r.object), 'PrometheusRule')[0];
+    const chartRule = ofKind(renderChart(['ci/existing-secret-values.yaml']).map((r) => withoutReleaseNamespace(r.object)), 'PrometheusRule')[0];
     const kustomizeRule = ofKind(kustomize('k8s/overlays/prod'), 'PrometheusRule')[0];
     expect(kustomizeRule?.spec).toEqual(chartRule?.spec);
   });
 
   it('holds the same objects as the chart renders for release "cds", less what only Helm needs', () => {
     const values = path.join(ROOT, 'test/fixtures/helm/kustomize-base-values.yaml');
-    const fromChart = renderChart([values], 'cds').map((r) => withoutHelmMarks(r.object));
+    const fromChart = renderChart([values], 'cds').map((r) => withoutHelmMarks(withoutReleaseNamespace(r.object)));
     const fromKustomize = [...kustomize('k8s/base'), ...kustomize('k8s/components/monitoring')]
       .filter((o) => !o.metadata.name.startsWith('cds-dashboard-'))
       .map(withoutHelmMarks);
@@ -240,6 +246,15 @@ describe('kustomize tree', () => {
     for (const o of fromKustomize) expect(o).toEqual(byKey.get(key(o)));
   });
 });
+
+/**
+ * The chart's CdsServiceDown names the release's namespace in each absent();
+ * the kustomize tree knows no namespace, so its rule leaves the matcher out.
+ */
+function withoutReleaseNamespace(object: K8sObject): K8sObject {
+  if (object.kind !== 'PrometheusRule') return object;
+  return JSON.parse(JSON.stringify(object).replaceAll('{namespace=\\"default\\",', '{')) as K8sObject;
+}
 
 /** Drops what differs by tool only: Helm's chart label, managed-by, hook and checksum annotations. */
 function withoutHelmMarks(object: K8sObject): K8sObject {

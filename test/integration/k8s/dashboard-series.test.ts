@@ -10,9 +10,12 @@
 // NEEDS_MORE_WORK with why). For those, the test holds the family to exist in
 // its service's /metrics exposition (HELP and TYPE lines) and fails if one of
 // them does appear in Prometheus, so the list stays honest.
+//
+// The alert rules' selectors are held to the same: a job matcher naming the
+// wrong service would leave an alert that never fires.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,8 +23,8 @@ import { createDataStore } from '@cds/data';
 import { connectTestClient } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
 import { freePort } from '../../support/free-port';
-import { CHART, ROOT } from '../../support/k8s-tools';
-import { dashboardQueries, seriesSelectors } from '../../support/promql';
+import { CHART, ROOT, yamlDocuments } from '../../support/k8s-tools';
+import { dashboardQueries, seriesSelectors, type PanelQuery } from '../../support/promql';
 import { stopProcess, waitForBuild } from '../../support/service-process';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
@@ -36,11 +39,19 @@ const SERVICES = {
 type Job = keyof typeof SERVICES;
 const JOBS = Object.keys(SERVICES) as Job[];
 
-/** Families that stay without samples here: the selector, and what it needs. */
+/**
+ * The namespace label the ServiceMonitors' targets carry, given to the scrape
+ * targets here; the dashboards select it through their $namespace variable.
+ */
+const NAMESPACE = 'cds-dashboards';
+
+/** Families that stay without samples here: the selector (without the dashboards' namespace matcher), and what it needs. */
 const NEEDS_MORE_WORK: Record<string, string> = {
   'cds_http_requests_total{job="api",server="api",status=~"5.."}': 'a 5xx answer of the API, which a healthy deployment does not give',
   'cds_metrics_source_errors_total{job="api"}': 'a failed read of a database-backed gauge (the database down or slow)',
   'cds_edge_response_bytes_total{job="edge-proxy"}': 'an answer proxied from an origin: a domain that is ready, with a certificate and a reachable origin',
+  'cds_acme_directory_orders_total{job="checker"}': 'a checker with CERT_ISSUER=acme, whose directories get their series (this one signs with the internal CA)',
+  'cds_acme_directory_set_aside{job="checker"}': 'a checker with CERT_ISSUER=acme, whose directories get their series (this one signs with the internal CA)',
 };
 
 const SCRAPE_INTERVAL_S = 1;
@@ -82,7 +93,7 @@ function plainGet(port: number, host: string): Promise<number> {
 }
 
 function prometheusConfig(services: readonly Service[]): string {
-  const jobs = services.map((s) => `  - job_name: ${s.job}\n    static_configs:\n      - targets: ['127.0.0.1:${s.metricsPort}']\n`);
+  const jobs = services.map((s) => `  - job_name: ${s.job}\n    static_configs:\n      - targets: ['127.0.0.1:${s.metricsPort}']\n        labels: { namespace: ${NAMESPACE} }\n`);
   return `global:\n  scrape_interval: ${SCRAPE_INTERVAL_S}s\n  scrape_timeout: ${SCRAPE_INTERVAL_S}s\nscrape_configs:\n${jobs.join('')}`;
 }
 
@@ -179,13 +190,26 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('dashboards against a real Prometheus scraping a split deployment', () => {
-  const queries = dashboardQueries(path.join(CHART, 'files/dashboards'));
-  const selectors = [...new Map(queries.flatMap((q) => seriesSelectors(q.expr).map((s) => [s.selector, { ...s, where: q.where }]))).values()];
+/** Every alert rule's expression, as PanelQuery (`alert <name>`). */
+function alertQueries(): PanelQuery[] {
+  const [rules] = yamlDocuments<{ groups: Array<{ rules: Array<{ alert?: string; expr: string }> }> }>(readFileSync(path.join(CHART, 'files/alerts.yaml'), 'utf8'));
+  return (rules?.groups ?? []).flatMap((g) => g.rules.flatMap((r) => (r.alert ? [{ where: `alert ${r.alert}`, expr: r.expr }] : [])));
+}
 
-  it('reads selectors out of every panel of the four dashboards', () => {
+/** How NEEDS_MORE_WORK names a selector: without the dashboards' namespace matcher. */
+const listed = (selector: string) => selector.replace('namespace="$namespace",', '');
+/** The selector Prometheus is asked about: the dashboards' $namespace is the targets' namespace label. */
+const concrete = (selector: string) => selector.replaceAll('$namespace', NAMESPACE);
+
+describe('dashboards and alert rules against a real Prometheus scraping a split deployment', () => {
+  const queries = dashboardQueries(path.join(CHART, 'files/dashboards'));
+  const all = [...queries, ...alertQueries()];
+  const selectors = [...new Map(all.flatMap((q) => seriesSelectors(q.expr).map((s) => [s.selector, { ...s, where: q.where }]))).values()];
+
+  it('reads selectors out of every panel of the four dashboards and every alert rule', () => {
     expect(new Set(queries.map((q) => q.where.split(':')[0]))).toEqual(new Set(JOBS.map((j) => `${j}.json`)));
-    expect(queries.every((q) => seriesSelectors(q.expr).length > 0)).toBe(true);
+    expect(all.every((q) => seriesSelectors(q.expr).length > 0)).toBe(true);
+    expect(all.length - queries.length).toBeGreaterThan(10);
   });
 
   it('Prometheus scrapes every service', async () => {
@@ -193,9 +217,9 @@ describe('dashboards against a real Prometheus scraping a split deployment', () 
     expect(targets.activeTargets.map((t) => [t.labels.job, t.health, t.lastError]).sort()).toEqual(JOBS.map((j) => [j, 'up', '']).sort());
   });
 
-  it('has a series for every selector a panel queries, but those that need more work', async () => {
+  it('has a series for every selector a panel or an alert queries, but those that need more work', async () => {
     const missing: string[] = [];
-    for (const { selector, where } of selectors) if ((await seriesOf(selector)).length === 0) missing.push(`${selector} (${where})`);
+    for (const { selector, where } of selectors) if ((await seriesOf(concrete(selector))).length === 0) missing.push(`${listed(selector)} (${where})`);
     const unexplained = missing.filter((m) => !(m.split(' (')[0] as string in NEEDS_MORE_WORK));
     expect(unexplained).toEqual([]);
     // The list stays honest: whatever it names is indeed still without a series.

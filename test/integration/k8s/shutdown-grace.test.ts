@@ -1,11 +1,8 @@
 // Kubernetes waits long enough for a pod to stop: every Deployment's grace
 // period covers its preStop sleep plus the shutdown deadline fixed in
 // libs/lifecycle, in the chart (whatever the values) and in the kustomize tree.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { SHUTDOWN_DEADLINE_MS } from '@cds/lifecycle';
-import { kustomize, ofKind, renderChart, type K8sObject } from '../../support/k8s-tools';
+import { kustomize, ofKind, renderChart, writeValues, type K8sObject } from '../../support/k8s-tools';
 
 const DEADLINE_SECONDS = SHUTDOWN_DEADLINE_MS / 1000;
 
@@ -47,8 +44,7 @@ describe('grace period and shutdown deadline', () => {
   });
 
   it('chart with a longer preStop sleep: the grace period grows with it', () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-values-')), 'values.yaml');
-    writeFileSync(file, 'shutdown:\n  preStopSeconds: 20\n');
+    const file = writeValues('shutdown:\n  preStopSeconds: 20\n');
     const objects = renderChart(['ci/minimal-values.yaml', file]).map((r) => r.object);
     expect(new Set(shutdownTimes(objects).map((t) => t.preStop))).toEqual(new Set([20]));
     expectGraceCoversShutdown(objects);

@@ -46,26 +46,32 @@ every Deployment's grace period to it.
 {{- end -}}
 
 {{/*
-The four services: name, values key, entry point inside the image and node
-flags. The edge's young generation is larger than node's default (16 MiB): at
-thousands of requests a second fewer objects outlive it, so fewer old-space
-collections pause the edge (docs/benchmarks.md, p99).
+The four services: name, values key, entry point inside the image, node flags
+and the secret-held variables the service reads (it gets those keys of the
+Secret and no others: the internet-facing edge holds no OPERATOR_TOKEN). The
+edge's young generation is larger than node's default (16 MiB): at thousands
+of requests a second fewer objects outlive it, so fewer old-space collections
+pause the edge (docs/benchmarks.md, p99).
 */}}
 {{- define "cds.components" -}}
 components:
   - name: api
     valuesKey: api
     main: services/api/dist/main.js
+    secrets: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, DATA_ENCRYPTION_KEY]
   - name: checker
     valuesKey: checker
     main: services/checker/dist/main.js
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, ASSERTION_DEPLOYMENT_KEY]
   - name: webhook-dispatcher
     valuesKey: webhookDispatcher
     main: services/webhook-dispatcher/dist/main.js
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY]
   - name: edge-proxy
     valuesKey: edgeProxy
     main: services/edge-proxy/dist/main.js
     nodeArgs: ["--max-semi-space-size=64"]
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, ASSERTION_DEPLOYMENT_KEY, SMTP_URL]
 {{- end -}}
 
 {{/* Secret-held variables: the required ones, then the optional ones. */}}
@@ -74,18 +80,35 @@ required: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, DATA_ENCRYPTION_KEY, ASSERTIO
 optional: [SMTP_URL]
 {{- end -}}
 
-{{/* env entries reading each secret-held variable from the Secret. */}}
+{{/*
+env entries reading secret-held variables from the Secret: call with
+(dict "root" $ "names" .secrets), a component's list. A key of
+cds.secretKeys.optional may be missing from the Secret.
+*/}}
 {{- define "cds.secretEnv" -}}
-{{- $keys := fromYaml (include "cds.secretKeys" .) -}}
-{{- range $keys.required }}
+{{- $keys := fromYaml (include "cds.secretKeys" .root) -}}
+{{- $secret := include "cds.secretName" .root -}}
+{{- range .names }}
 - name: {{ . }}
   valueFrom:
-    secretKeyRef: { name: {{ include "cds.secretName" $ }}, key: {{ . }} }
+    secretKeyRef: { name: {{ $secret }}, key: {{ . }}{{ if has . $keys.optional }}, optional: true{{ end }} }
 {{- end }}
-{{- range $keys.optional }}
-- name: {{ . }}
+{{- end -}}
+
+{{/*
+The checker's External Account Binding HMAC keys (DECISIONS §14): for each
+config.ACME_EAB_KID_<n> that is set, ACME_EAB_HMAC_KEY_<n> from the Secret
+(the chart's, from secrets.ACME_EAB_HMAC_KEY_<n>, or existingSecret's).
+*/}}
+{{- define "cds.eabSecretEnv" -}}
+{{- $secret := include "cds.secretName" . -}}
+{{- range $name, $value := .Values.config }}
+{{- if and (regexMatch "^ACME_EAB_KID_[1-9][0-9]*$" $name) (ne (toString $value) "") }}
+{{- $key := printf "ACME_EAB_HMAC_KEY_%s" (trimPrefix "ACME_EAB_KID_" $name) }}
+- name: {{ $key }}
   valueFrom:
-    secretKeyRef: { name: {{ include "cds.secretName" $ }}, key: {{ . }}, optional: true }
+    secretKeyRef: { name: {{ $secret }}, key: {{ $key }} }
+{{- end }}
 {{- end }}
 {{- end -}}
 
