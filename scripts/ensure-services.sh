@@ -21,6 +21,8 @@ command -v kubectl >/dev/null 2>&1 || need_apt+=(kubectl)
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 # haproxy: a real load balancer sending PROXY protocol headers to the edge (test/integration/edge).
 [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
+# pgbouncer: migrations through a pooler in transaction mode (test/integration/data); the tests start their own.
+[ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null

@@ -14,11 +14,14 @@ describe('docs/configuration.md', () => {
     const variables = configSchemaDoc();
     // Every variable of DECISIONS.md §1, in its order, then those added later (§4's OPERATOR_PORT, §5's edge connections, §9).
     expect(variables.map((variable) => variable.name)).toEqual([
-      'DATABASE_URL', 'AMQP_URL', 'API_PORT', 'EDGE_HTTP_PORT', 'EDGE_HTTPS_PORT', 'METRICS_PORT', 'BIND_ADDRESS',
+      'DATABASE_URL', 'DATABASE_CA_BUNDLE', 'DATABASE_POOL_SIZE', 'AMQP_URL', 'AMQP_CA_BUNDLE', // the connections' CAs and pool size beside their URLs
+      'API_PORT', 'EDGE_HTTP_PORT', 'EDGE_HTTPS_PORT', 'METRICS_PORT', 'BIND_ADDRESS',
       'EDGE_TARGET', 'OPERATOR_TOKEN', 'OPERATOR_API_ENABLED', 'OPERATOR_ALLOWED_CIDRS',
       'OPERATOR_AUTH_FAILURES_PER_MINUTE', 'OPERATOR_BACKUP', 'ENABLE_LEGACY_API', 'V1_AUTH_FAILURES_PER_MINUTE',
       'TRUST_PROXY', 'DEPLOYMENT_DOMAIN_LIMIT', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY',
-      'ASSERTION_DEPLOYMENT_KID', 'CERT_ISSUER', 'ACME_DIRECTORY_URL', 'ACME_EMAIL', 'ACME_CA_BUNDLE',
+      'ASSERTION_DEPLOYMENT_KID', 'CERT_ISSUER', 'ACME_DIRECTORY_URL',
+      'ACME_EAB_KID_<n>', 'ACME_EAB_HMAC_KEY_<n>', 'ACME_CAA_IDENTITY_<n>', // §14's numbered variables of each directory, after the list
+      'ACME_EMAIL', 'ACME_CA_BUNDLE',
       'ACME_ORDERS_PER_HOUR', 'ACME_ORDERS_PER_APPLICATION_PER_HOUR', // §10's ACME order budget, beside the other ACME variables
       'DNS_SERVERS',
       'CHECK_SCHEDULE_PENDING', 'CHECK_INTERVAL_LIVE',

@@ -1,4 +1,5 @@
 import { buildConfigSchema, type VariableMeta } from './config-schema';
+import { VARIABLES } from './config-variables';
 
 export interface ConfigVariableDoc {
   readonly name: string;
@@ -11,14 +12,14 @@ interface KeyDescription {
   readonly metas?: readonly VariableMeta[];
 }
 
-/** One row per variable, read from the joi schema's descriptions. */
+/** One row per variable, read from the joi schema's descriptions; numbered variables (`ACME_EAB_KID_<n>`) follow the one they complete. */
 export function configSchemaDoc(): ConfigVariableDoc[] {
   const keys = (buildConfigSchema('split').describe().keys ?? {}) as Record<string, KeyDescription>;
-  return Object.entries(keys).map(([name, key]) => ({
-    name,
-    default: key.metas?.[0]?.default ?? 'unset',
-    description: key.flags?.description ?? '',
-  }));
+  const numbered = new Map(Object.values(VARIABLES).map((spec) => [spec.name, spec.numberedDocs ?? []]));
+  return Object.entries(keys).flatMap(([name, key]) => [
+    { name, default: key.metas?.[0]?.default ?? 'unset', description: key.flags?.description ?? '' },
+    ...(numbered.get(name) ?? []),
+  ]);
 }
 
 const INTRO = `# Configuration

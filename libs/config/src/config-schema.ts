@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { Mode } from './config.types';
+import type { Mode, SplitServiceName } from './config.types';
 import { VARIABLES, type VariableSpec } from './config-variables';
 
 /** What `.meta()` carries on every key, for the documentation and the error messages. */
@@ -12,20 +12,26 @@ export interface VariableMeta {
  * The joi schema of the environment for one mode: keys are variable names,
  * values arrive as text and leave parsed (ports as numbers, durations in ms, …).
  * An empty value counts as unset; unknown variables pass through untouched.
+ * With a split-mode service named, a variable other services need is optional.
  */
-export function buildConfigSchema(mode: Mode): Joi.ObjectSchema {
+export function buildConfigSchema(mode: Mode, service?: SplitServiceName): Joi.ObjectSchema {
   const specs: readonly VariableSpec<Joi.BasicType>[] = Object.values(VARIABLES);
-  return Joi.object(Object.fromEntries(specs.map((spec) => [spec.name, variableSchema(spec, mode)]))).unknown(true);
+  return Joi.object(Object.fromEntries(specs.map((spec) => [spec.name, variableSchema(spec, mode, service)]))).unknown(true);
 }
 
-function variableSchema(spec: VariableSpec<Joi.BasicType>, mode: Mode): Joi.Schema {
+function isRequired(spec: VariableSpec<Joi.BasicType>, mode: Mode, service: SplitServiceName | undefined): boolean {
+  if (!spec.requiredIn?.includes(mode)) return false;
+  return mode !== 'split' || service === undefined || spec.requiredBy === undefined || spec.requiredBy.includes(service);
+}
+
+function variableSchema(spec: VariableSpec<Joi.BasicType>, mode: Mode, service: SplitServiceName | undefined): Joi.Schema {
   const meta: VariableMeta = { default: docDefault(spec), secret: spec.secret === true };
   const schema = Joi.string()
     .empty('')
     .custom((text: string) => spec.parse(text))
     .description(spec.description)
     .meta(meta);
-  if (spec.requiredIn?.includes(mode)) return schema.required();
+  if (isRequired(spec, mode, service)) return schema.required();
   const text = typeof spec.default === 'object' ? spec.default[mode] : spec.default;
   return schema.default(text === undefined ? null : spec.parse(text));
 }

@@ -1,6 +1,8 @@
-import type { Config, Mode } from './config.types';
+import { InvalidDatabaseUrlError, parseDatabaseUrl } from '@cds/core';
+import { ACME_NUMBERED_DOCS, parseAcmeDirectoryUrls, withNumberedAcmeSettings, type NumberedVariableDoc } from './acme-directories';
+import { parseCaBundlePath } from './ca-bundle';
+import type { Config, Mode, SplitServiceName } from './config.types';
 import { CERT_ISSUERS, LOG_FORMATS, LOG_LEVELS } from './config.types';
-import { parseDatabaseUrl } from './database-url';
 import { parseDuration, parseDurationList } from './duration';
 import { InvalidValueError } from './invalid-value';
 import { parseBindAddress, parseCidrList, parseDnsServers, parseEdgeAddresses, parseHostname, parseTrustProxy } from './network-parsers';
@@ -29,8 +31,14 @@ export interface VariableSpec<T> {
   readonly docDefault?: string;
   /** Modes in which the variable must be set. */
   readonly requiredIn?: readonly Mode[];
+  /** In split mode, the services that must have it (absent: every one); the others get only the secrets they use. */
+  readonly requiredBy?: readonly SplitServiceName[];
   /** Never echo the value in an error. */
   readonly secret?: boolean;
+  /** Completes the value with the numbered variables that go with it (ACME_EAB_KID_<n>, …); throws ConfigError. */
+  withNumbered?(value: T, env: NodeJS.ProcessEnv): T;
+  /** Those numbered variables, documented after this one. */
+  readonly numberedDocs?: readonly NumberedVariableDoc[];
 }
 
 type Variables = { readonly [K in Exclude<keyof Config, 'mode'>]: VariableSpec<Config[K]> };
@@ -54,10 +62,29 @@ export const VARIABLES: Variables = {
     description:
       'Database connection: `postgres://…` (or `postgresql://…`) for PostgreSQL, `sqlite:<path>` for a SQLite file (the all-in-one default).',
     parse: (text) => {
-      parseDatabaseUrl(text);
+      try {
+        parseDatabaseUrl(text);
+      } catch (err) {
+        // The loader names the variable: its message is the expectation alone.
+        if (err instanceof InvalidDatabaseUrlError) throw new InvalidValueError(err.expectation);
+        throw err;
+      }
       return text;
     },
     default: 'sqlite:./data/custom-domains.sqlite',
+  },
+  databaseCaBundle: {
+    name: 'DATABASE_CA_BUNDLE',
+    description:
+      "PEM file of the CAs that sign PostgreSQL's certificate (a cloud provider's bundle), read and checked at start; set, only these are trusted for it. Without an `sslmode` in `DATABASE_URL` it means `verify-full`; `sslmode=verify-ca` checks the chain but not the host name (docs/deploy.md, \"TLS to PostgreSQL and RabbitMQ\").",
+    parse: parseCaBundlePath,
+  },
+  databasePoolSize: {
+    name: 'DATABASE_POOL_SIZE',
+    description:
+      'PostgreSQL connections each process keeps at most. Replicas × pool size, summed over the services, must stay below `max_connections` less what other clients need (docs/deploy.md, "Database connections").',
+    parse: integerParser(1, 1000),
+    docDefault: 'unset: 4 for the API, 10 for the checker, the webhook dispatcher, the edge (plus one for its change feed) and all-in-one',
   },
   amqpUrl: {
     name: 'AMQP_URL',
@@ -66,6 +93,12 @@ export const VARIABLES: Variables = {
     parse: urlParser(['amqp:', 'amqps:']),
     docDefault: 'unset (all-in-one); required in split mode',
     requiredIn: ['split'],
+  },
+  amqpCaBundle: {
+    name: 'AMQP_CA_BUNDLE',
+    description:
+      "PEM file of the CAs that sign the broker's certificate, read and checked at start; set, only these are trusted for an `amqps://` `AMQP_URL`.",
+    parse: parseCaBundlePath,
   },
   apiPort: {
     name: 'API_PORT',
@@ -110,8 +143,9 @@ export const VARIABLES: Variables = {
     description:
       'Operator API token (`Authorization: Bearer <token>`): 32 to 512 printable characters without spaces, as `PUT /operator/v1/token` requires of the token that replaces it at run time.',
     parse: tokenParser(512, 32),
-    docDefault: 'all-in-one: generated on first start into `./data/operator-token`; split: required',
+    docDefault: 'all-in-one: generated on first start into `./data/operator-token`; split: required by the API',
     requiredIn: ['split'],
+    requiredBy: ['api'],
     secret: true,
   },
   operatorApiEnabled: {
@@ -154,7 +188,7 @@ export const VARIABLES: Variables = {
   trustProxy: {
     name: 'TRUST_PROXY',
     description:
-      "express's `trust proxy` setting: `false` (client address from the socket), `true`, a hop count, or a comma list of addresses, CIDRs and `loopback`, `linklocal`, `uniquelocal`.",
+      "express's `trust proxy` setting: `false` (client address from the socket), a hop count, or a comma list of addresses, CIDRs and `loopback`, `linklocal`, `uniquelocal`. `true` is refused at start: it would let every client choose its own address.",
     parse: parseTrustProxy,
     default: 'false',
   },
@@ -177,8 +211,9 @@ export const VARIABLES: Variables = {
     description:
       'Deployment key that signs the `X-Custom-Domain-Assertion` sent to origins: base64url text of at least 32 bytes (the HMAC key is the text itself).',
     parse: parseAssertionKey,
-    docDefault: 'all-in-one: generated on first start into `./data/assertion-deployment-key`; split: required',
+    docDefault: 'all-in-one: generated on first start into `./data/assertion-deployment-key`; split: required by the checker and the edge',
     requiredIn: ['all-in-one', 'split'],
+    requiredBy: ['checker', 'edge-proxy'],
     secret: true,
   },
   assertionDeploymentKid: {
@@ -195,11 +230,14 @@ export const VARIABLES: Variables = {
     default: { 'all-in-one': 'internal', split: 'acme' },
     docDefault: '`internal` in all-in-one, `acme` in split',
   },
-  acmeDirectoryUrl: {
+  acmeDirectories: {
     name: 'ACME_DIRECTORY_URL',
-    description: "Any RFC 8555 directory URL (Let's Encrypt staging, Pebble in tests).",
-    parse: urlParser(['https:', 'http:']),
+    description:
+      "Comma list of RFC 8555 directory URLs in order of preference (Let's Encrypt, ZeroSSL, Google Trust Services, Pebble in tests). An order goes to the first one not set aside; a directory that fails at the CA's side (unreachable, timeout, 5xx, `rateLimited`, `serverInternal`, account or EAB refused) is set aside for 10 minutes and the same check tries the next; a renewal goes first to the directory that issued the certificate.",
+    parse: parseAcmeDirectoryUrls,
     default: 'https://acme-v02.api.letsencrypt.org/directory',
+    withNumbered: withNumberedAcmeSettings,
+    numberedDocs: ACME_NUMBERED_DOCS,
   },
   acmeEmail: {
     name: 'ACME_EMAIL',

@@ -1,7 +1,12 @@
 import type { CertIssuer } from '@cds/core';
+import type { AcmeDirectorySettings } from './acme-directories';
 
 export const MODES = ['all-in-one', 'split'] as const;
 export type Mode = (typeof MODES)[number];
+
+/** The services of split mode, each its own process (and Deployment). */
+export const SPLIT_SERVICES = ['api', 'checker', 'webhook-dispatcher', 'edge-proxy'] as const;
+export type SplitServiceName = (typeof SPLIT_SERVICES)[number];
 
 /** winston's npm levels, most to least severe. */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
@@ -13,14 +18,20 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export { CERT_ISSUERS, type CertIssuer } from '@cds/core';
 
-/** The value handed to express's `trust proxy` setting. */
-export type TrustProxy = boolean | number | string;
+/** The value handed to express's `trust proxy` setting; never `true` (TRUST_PROXY=true is refused). */
+export type TrustProxy = false | number | string;
 
 /** Validated, deep-frozen configuration. Durations are milliseconds. */
 export interface Config {
   readonly mode: Mode;
   readonly databaseUrl: string;
+  /** Path of a PEM file, checked at start: the CAs trusted for PostgreSQL's certificate. */
+  readonly databaseCaBundle: string | null;
+  /** Connections per process; null: the service's own default. */
+  readonly databasePoolSize: number | null;
   readonly amqpUrl: string | null;
+  /** Path of a PEM file, checked at start: the CAs trusted for the broker's certificate (amqps). */
+  readonly amqpCaBundle: string | null;
   readonly apiPort: number;
   /** null: the operator API is served on apiPort with the rest. */
   readonly operatorPort: number | null;
@@ -60,10 +71,12 @@ export interface Config {
   /** Exactly 32 bytes (AES-256-GCM key). */
   readonly dataEncryptionKey: Buffer;
   /** The base64url text itself: the HMAC key is its UTF-8 bytes. */
-  readonly assertionDeploymentKey: string;
+  /** Null only in a split-mode service that signs no assertion (the API, the webhook dispatcher). */
+  readonly assertionDeploymentKey: string | null;
   readonly assertionDeploymentKid: string;
   readonly certIssuer: CertIssuer;
-  readonly acmeDirectoryUrl: string;
+  /** ACME_DIRECTORY_URL in order of preference, each with its numbered variables (DECISIONS §14). */
+  readonly acmeDirectories: readonly AcmeDirectorySettings[];
   readonly acmeEmail: string | null;
   readonly acmeCaBundle: string | null;
   /** ACME orders per clock hour: the deployment's budget (DECISIONS §10). */

@@ -1,24 +1,28 @@
+export { ACME_NUMBERED, type AcmeDirectorySettings, type ExternalAccountBinding } from './acme-directories';
 export { loadAllInOneConfig, type AllInOneConfig } from './all-in-one-config';
 export { ALL_IN_ONE_SECRETS, ensureAllInOneSecrets, type AllInOneSecret, type AllInOneSecrets } from './all-in-one-secrets';
 export { configSchemaDoc, renderConfigDoc, type ConfigVariableDoc } from './config-doc';
 export { ConfigError } from './config-error';
+export { brokerConnection, databaseConnection, type Connection } from './connections';
 export { buildConfigSchema } from './config-schema';
 export {
   CERT_ISSUERS,
   LOG_FORMATS,
   LOG_LEVELS,
   MODES,
+  SPLIT_SERVICES,
   type CertIssuer,
   type Config,
   type LogFormat,
   type LogLevel,
   type Mode,
+  type SplitServiceName,
   type TrustProxy,
 } from './config.types';
-export { parseDatabaseUrl, type DatabaseUrl } from './database-url';
 export { parseDuration } from './duration';
 export { operatorExposureWarning, proxyProtocolPeersWarning } from './exposure-warnings';
 export { InvalidValueError } from './invalid-value';
-export { loadConfig, loadConfigOrExit, loadConfigSubset, loadDatabaseUrl, type LoadConfigOptions } from './load-config';
+export { loadConfig, loadConfigOrExit, loadConfigSubset, loadDatabaseConnection, type LoadConfigOptions } from './load-config';
 export { logColourAllowed } from './log-colour';
+export { requiredSetting } from './required-setting';
 export { CLI_DEFAULT_URL, CLI_URL_VARIABLE, cliDefaultMode, loadCliSettings, type CliSettings } from './cli-settings';

@@ -46,7 +46,7 @@ describe('loadConfig defaults', () => {
       assertionDeploymentKey: secrets.ASSERTION_DEPLOYMENT_KEY,
       assertionDeploymentKid: 'deployment',
       certIssuer: 'internal',
-      acmeDirectoryUrl: 'https://acme-v02.api.letsencrypt.org/directory',
+      acmeDirectories: [{ url: 'https://acme-v02.api.letsencrypt.org/directory', eab: null, caaIdentities: null }],
       acmeEmail: null,
       acmeCaBundle: null,
       dnsServers: [],
@@ -148,7 +148,6 @@ describe('loadConfig defaults', () => {
   it('maps TRUST_PROXY to what express accepts', () => {
     const trust = (value: string) => loadConfig({ mode: 'split', env: { ...splitEnv, TRUST_PROXY: value } }).trustProxy;
     expect(trust('false')).toBe(false);
-    expect(trust('true')).toBe(true);
     expect(trust('1')).toBe(1);
     expect(trust('loopback, 10.0.0.0/8')).toBe('loopback, 10.0.0.0/8');
   });
@@ -186,7 +185,8 @@ describe('loadConfig errors', () => {
     ['OPERATOR_AUTH_FAILURES_PER_MINUTE', '0', 'OPERATOR_AUTH_FAILURES_PER_MINUTE must be a whole number of at least 1'],
     ['V1_AUTH_FAILURES_PER_MINUTE', '2.5', 'V1_AUTH_FAILURES_PER_MINUTE must be a whole number of at least 1'],
     ['DEPLOYMENT_DOMAIN_LIMIT', '-1', 'DEPLOYMENT_DOMAIN_LIMIT must be a whole number of at least 0'],
-    ['TRUST_PROXY', 'everyone', 'TRUST_PROXY must be true, false, a hop count'],
+    ['TRUST_PROXY', 'everyone', 'TRUST_PROXY must be false, a hop count'],
+    ['TRUST_PROXY', 'true', 'Invalid configuration: TRUST_PROXY must not be true: it trusts every hop'],
     ['CERT_ISSUER', 'self', 'CERT_ISSUER must be one of acme, internal (got "self")'],
     ['ACME_DIRECTORY_URL', 'ftp://acme', 'ACME_DIRECTORY_URL must be a https:// or http:// URL'],
     ['ACME_EMAIL', 'nobody', 'ACME_EMAIL must be an e-mail address'],
@@ -238,6 +238,23 @@ describe('loadConfig errors', () => {
       expect(error.message).toBe(`Invalid configuration: ${name} is required in split mode`);
     },
   );
+
+  it.each([
+    ['api', 'OPERATOR_TOKEN', ['ASSERTION_DEPLOYMENT_KEY']],
+    ['checker', 'ASSERTION_DEPLOYMENT_KEY', ['OPERATOR_TOKEN']],
+    ['edge-proxy', 'ASSERTION_DEPLOYMENT_KEY', ['OPERATOR_TOKEN']],
+    ['webhook-dispatcher', null, ['OPERATOR_TOKEN', 'ASSERTION_DEPLOYMENT_KEY']],
+  ] as const)('the %s service requires only the secrets it uses', (service, needed, unused) => {
+    const without = Object.fromEntries(unused.map((name) => [name, undefined]));
+    const config = loadConfig({ mode: 'split', service, env: { ...splitEnv, ...without } });
+    const absent: readonly string[] = unused;
+    if (absent.includes('OPERATOR_TOKEN')) expect(config.operatorToken).toBeNull();
+    if (absent.includes('ASSERTION_DEPLOYMENT_KEY')) expect(config.assertionDeploymentKey).toBeNull();
+    if (needed !== null) {
+      const error = errorOf(() => loadConfig({ mode: 'split', service, env: { ...splitEnv, [needed]: undefined } }));
+      expect(error.message).toBe(`Invalid configuration: ${needed} is required in split mode (${service})`);
+    }
+  });
 
   it('all-in-one mode needs the generated keys but not the token or AMQP_URL', () => {
     const { DATA_ENCRYPTION_KEY: _unset, ...env } = secrets;

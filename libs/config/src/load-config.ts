@@ -1,33 +1,38 @@
 import Joi from 'joi';
 import { ConfigError } from './config-error';
 import { buildConfigSchema, type VariableMeta } from './config-schema';
-import type { Config, Mode } from './config.types';
-import { VARIABLES } from './config-variables';
+import type { Config, Mode, SplitServiceName } from './config.types';
+import { VARIABLES, type VariableSpec } from './config-variables';
 import { deepFreeze } from './deep-freeze';
 import { InvalidValueError } from './invalid-value';
+import { checkConnectionRules } from './connection-rules';
+import { databaseConnection, type Connection } from './connections';
 import { checkPortConflicts } from './port-conflicts';
 
 export interface LoadConfigOptions {
   readonly mode: Mode;
+  /** The split-mode service loading it: variables only other services need are then optional. */
+  readonly service?: SplitServiceName;
   /** Defaults to process.env. */
   readonly env?: NodeJS.ProcessEnv;
 }
 
 const SHOWN_VALUE_MAX = 80;
 
-/** Validates the environment (no file or network access) and returns the deep-frozen configuration. Throws ConfigError. */
+/** Validates the environment (reading no file but the CA bundles it names, no network) and returns the deep-frozen configuration. Throws ConfigError. */
 export function loadConfig(opts: LoadConfigOptions): Config {
   const env = opts.env ?? process.env;
   const input = Object.fromEntries(
     Object.values(VARIABLES).map((spec) => [spec.name, env[spec.name]?.trim() || undefined] as const),
   );
-  const schema = buildConfigSchema(opts.mode);
+  const schema = buildConfigSchema(opts.mode, opts.service);
   const { value, error } = schema.validate(input, { abortEarly: true, convert: true });
-  if (error) throw toConfigError(schema, error, opts.mode);
+  if (error) throw toConfigError(schema, error, opts.mode, opts.service);
   // The schema has one key per entry of VARIABLES, each parsed by that entry's typed parser.
   const parsed = value as Record<string, unknown>;
-  const config = { ...Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, parsed[spec.name]])), mode: opts.mode } as Config;
+  const config = { ...Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, withNumbered(spec, parsed[spec.name], env)])), mode: opts.mode } as Config;
   checkPortConflicts(config);
+  checkConnectionRules(config);
   return deepFreeze(config);
 }
 
@@ -42,11 +47,12 @@ export function loadConfigOrExit(opts: LoadConfigOptions): Config {
   }
 }
 
-function toConfigError(schema: Joi.ObjectSchema, error: Joi.ValidationError, mode: Mode): ConfigError {
+function toConfigError(schema: Joi.ObjectSchema, error: Joi.ValidationError, mode: Mode, service: SplitServiceName | undefined): ConfigError {
   const detail = error.details[0];
   const variable = String(detail?.path[0] ?? 'environment');
   if (detail?.type === 'any.required') {
-    const why = mode === 'split' ? 'in split mode' : '(all-in-one start-up generates it into the data directory)';
+    const split = service === undefined ? 'in split mode' : `in split mode (${service})`;
+    const why = mode === 'split' ? split : '(all-in-one start-up generates it into the data directory)';
     return new ConfigError(variable, `is required ${why}`);
   }
   const cause: unknown = detail?.context?.error;
@@ -65,17 +71,13 @@ function showValue(raw: string): string {
 
 /**
  * For host-side commands that need nothing but the database (`cdctl migrate`):
- * DATABASE_URL alone, validated and defaulted exactly as in `loadConfig`.
+ * DATABASE_URL and DATABASE_CA_BUNDLE, validated and defaulted exactly as in
+ * `loadConfig` (neither depends on the mode).
  */
-export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const spec = VARIABLES.databaseUrl;
-  const text = env[spec.name]?.trim() || (spec.default as string);
-  try {
-    return spec.parse(text);
-  } catch (error) {
-    const problem = error instanceof InvalidValueError ? error.message : 'is invalid';
-    throw new ConfigError(spec.name, `${problem} (got ${showValue(text)})`);
-  }
+export function loadDatabaseConnection(env: NodeJS.ProcessEnv = process.env): Connection {
+  const settings = loadConfigSubset(['databaseUrl', 'databaseCaBundle'], { mode: 'split', env });
+  checkConnectionRules({ ...settings, amqpUrl: null, amqpCaBundle: null });
+  return databaseConnection(settings);
 }
 
 /**
@@ -84,12 +86,17 @@ export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function loadConfigSubset<K extends Exclude<keyof Config, 'mode'>>(keys: readonly K[], opts: LoadConfigOptions): Pick<Config, K> {
   const env = opts.env ?? process.env;
-  const full = buildConfigSchema(opts.mode);
+  const full = buildConfigSchema(opts.mode, opts.service);
   const names = keys.map((key) => VARIABLES[key].name);
   const schema = Joi.object(Object.fromEntries(names.map((name) => [name, full.extract(name)])));
   const input = Object.fromEntries(names.map((name) => [name, env[name]?.trim() || undefined] as const));
   const { value, error } = schema.validate(input, { abortEarly: true, convert: true });
-  if (error) throw toConfigError(schema, error, opts.mode);
+  if (error) throw toConfigError(schema, error, opts.mode, opts.service);
   const parsed = value as Record<string, unknown>;
-  return deepFreeze(Object.fromEntries(keys.map((key) => [key, parsed[VARIABLES[key].name]])) as Pick<Config, K>);
+  return deepFreeze(Object.fromEntries(keys.map((key) => [key, withNumbered(VARIABLES[key], parsed[VARIABLES[key].name], env)])) as Pick<Config, K>);
+}
+
+/** A variable's parsed value completed by its numbered variables, when it has any (ACME_DIRECTORY_URL's). */
+function withNumbered(spec: VariableSpec<unknown>, value: unknown, env: NodeJS.ProcessEnv): unknown {
+  return spec.withNumbered ? spec.withNumbered(value, env) : value;
 }

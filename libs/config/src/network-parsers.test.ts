@@ -40,7 +40,6 @@ describe('parseDnsServers', () => {
 describe('parseTrustProxy', () => {
   it.each([
     ['false', false],
-    ['TRUE', true],
     ['0', 0],
     ['3', 3],
     ['loopback', 'loopback'],
@@ -51,7 +50,11 @@ describe('parseTrustProxy', () => {
   });
 
   it.each(['yes', 'loopback,,', '10.0.0.0/40', '-1'])('refuses %j', (text) => {
-    expect(() => parseTrustProxy(text)).toThrow('must be true, false, a hop count');
+    expect(() => parseTrustProxy(text)).toThrow('must be false, a hop count');
+  });
+
+  it.each(['true', 'TRUE', 'True'])('refuses %j, saying why and what to give instead', (text) => {
+    expect(() => parseTrustProxy(text)).toThrow(/^must not be true: it trusts every hop, so any client chooses its own address .*give the proxies' addresses or the hop count/);
   });
 });
 

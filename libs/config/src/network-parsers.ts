@@ -85,12 +85,18 @@ function isDnsServer(item: string): boolean {
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'] as const;
 
 /**
- * express `trust proxy`: `true`/`false`, a hop count, or a comma list of
- * addresses, CIDRs and the names loopback, linklocal, uniquelocal.
+ * express `trust proxy`: `false`, a hop count, or a comma list of addresses,
+ * CIDRs and the names loopback, linklocal, uniquelocal. `true` is refused: it
+ * trusts every hop, so the client address would be whatever the client wrote
+ * first in X-Forwarded-For, and the allowlist and failure budgets key on it.
  */
-export function parseTrustProxy(text: string): boolean | number | string {
+export function parseTrustProxy(text: string): false | number | string {
   const lower = text.toLowerCase();
-  if (lower === 'true') return true;
+  if (lower === 'true') {
+    throw new InvalidValueError(
+      "must not be true: it trusts every hop, so any client chooses its own address (X-Forwarded-For) and escapes OPERATOR_ALLOWED_CIDRS and the failed-auth throttles; give the proxies' addresses or the hop count (docs/operations.md, \"Proxies in front of the API\")",
+    );
+  }
   if (lower === 'false') return false;
   if (/^\d{1,3}$/.test(text)) return Number(text);
   const valid = splitList(text).every(
@@ -98,7 +104,7 @@ export function parseTrustProxy(text: string): boolean | number | string {
   );
   if (!valid) {
     throw new InvalidValueError(
-      'must be true, false, a hop count, or a comma list of addresses, CIDRs, loopback, linklocal, uniquelocal',
+      'must be false, a hop count, or a comma list of addresses, CIDRs, loopback, linklocal, uniquelocal',
     );
   }
   return text;

@@ -3,8 +3,8 @@ import type { RequestListener } from 'node:http';
 export interface HealthState {
   /** False once shutdown began or while a dependency the service cannot work without is down. */
   ready(): boolean;
-  /** Extra state for /readyz, which then answers JSON `{ready, ...detail}` (the edge's control-plane reachability). */
-  detail?(): Record<string, unknown>;
+  /** Extra state for /readyz, which then answers JSON `{ready, ...detail}` (the edge's control-plane reachability); undefined: plain text. */
+  detail?(): Record<string, unknown> | undefined;
 }
 
 /** Prometheus text for /metrics (libs/metrics' processMetricsSource). */
@@ -26,7 +26,8 @@ export function opsHandler(health: HealthState, metrics?: OpsMetricsSource): Req
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
     } else if (path === '/readyz') {
       const ready = health.ready();
-      if (health.detail) res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ready, ...health.detail() }));
+      const detail = health.detail?.();
+      if (detail) res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ready, ...detail }));
       else res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ready\n' : 'not ready\n');
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

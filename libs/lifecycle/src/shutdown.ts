@@ -22,7 +22,7 @@ export function onShutdown(steps: ShutdownStep[], logger: Logger, deadlineMs = S
     started = true;
     logger.info('shutting down', { signal });
     const timer = setTimeout(() => {
-      logger.error('shutdown deadline passed; exiting', { deadlineMs });
+      logger.error('shutdown deadline passed; exiting', { deadline_ms: deadlineMs });
       process.exit(1);
     }, deadlineMs);
     timer.unref();
