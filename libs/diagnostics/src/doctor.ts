@@ -7,13 +7,15 @@ import { databaseChecks } from './checks/database.checks';
 import { dnsChecks } from './checks/dns.checks';
 
 /** The settings the checks read. */
-export type DoctorConfig = Pick<Config, 'certIssuer' | 'acmeDirectoryUrl' | 'acmeCaBundle' | 'dnsServers' | 'edgeTarget'>;
+export type DoctorConfig = Pick<Config, 'certIssuer' | 'acmeDirectories' | 'acmeCaBundle' | 'dnsServers' | 'edgeTarget'>;
 
 export interface DoctorDeps {
   config: DoctorConfig;
   store: DataStore;
   /** The deployment's RabbitMQ; unset or null: the in-process bus. */
   amqpUrl?: string | null;
+  /** PEM certificates of the CAs trusted for the broker (AMQP_CA_BUNDLE). */
+  amqpCa?: string;
   now?: () => Date;
 }
 
@@ -23,7 +25,7 @@ export interface DoctorDeps {
  */
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const now = deps.now ?? (() => new Date());
-  const broker = brokerChecks(deps.amqpUrl ?? null);
+  const broker = brokerChecks(deps.amqpUrl ?? null, deps.amqpCa);
   const checks = [...databaseChecks(deps.store, now), ...broker.checks, acmeCheck(deps.config), ...dnsChecks(deps.config)];
   try {
     const results = await Promise.all(checks.map(runCheck));

@@ -34,6 +34,9 @@ export const METRIC = {
   acmeOrders: 'cds_acme_orders_total',
   acmeFailures: 'cds_acme_order_failures_total',
   acmeBudgetRefusals: 'cds_acme_budget_refusals_total',
+  acmeDirectoryOrders: 'cds_acme_directory_orders_total',
+  acmeDirectoryFailures: 'cds_acme_directory_failures_total',
+  acmeDirectorySetAside: 'cds_acme_directory_set_aside',
   certificateExpiry: 'cds_certificate_expiry_timestamp_seconds',
   consumed: 'cds_messages_consumed_total',
   consumerLag: 'cds_consumer_lag_seconds',
@@ -128,6 +131,13 @@ export function meteredHousekeeping(intervalMs: number): (report: HousekeepingRe
   };
 }
 
+let directorySetAsideSource: (() => ReadonlyMap<string, boolean>) | null = null;
+
+/** The reader of which ACME directories are set aside now (read at scrape time). */
+export function watchDirectorySetAside(source: () => ReadonlyMap<string, boolean>): void {
+  directorySetAsideSource = source;
+}
+
 const expirySources = new Set<() => Date | null>();
 
 /**
@@ -155,6 +165,8 @@ function earliestExpirySeconds(): number {
  * checker: `check` ownership|routing|certificate|origin, `result` passing|failing|pending;
  * ACME `result` issued|failed, failures by `reason` (the check error code);
  * orders that waited for the ACME order budget by `scope` deployment|application;
+ * per ACME directory (DECISIONS §14, `directory` its URL): orders by `result`, the CA's failures by `reason`
+ * (unreachable|server_error|rate_limited|account), and 1 while it is set aside;
  * certificate expiry per certificate's hostname is too many series: one gauge of the earliest notAfter.
  */
 export const checkerMetrics = group((registers) => {
@@ -178,6 +190,16 @@ export const checkerMetrics = group((registers) => {
     acmeOrders: new Counter({ name: METRIC.acmeOrders, help: 'ACME orders finished, by result.', labelNames: ['result'] as const, registers }),
     acmeFailures: new Counter({ name: METRIC.acmeFailures, help: 'ACME orders that failed, by reason.', labelNames: ['reason'] as const, registers }),
     acmeBudgetRefusals: new Counter({ name: METRIC.acmeBudgetRefusals, help: 'ACME orders held back (not sent) by the hourly order budget, by the scope that had no slot left.', labelNames: ['scope'] as const, registers }),
+    acmeDirectoryOrders: new Counter({ name: METRIC.acmeDirectoryOrders, help: 'ACME orders sent to each directory, by result.', labelNames: ['directory', 'result'] as const, registers }),
+    acmeDirectoryFailures: new Counter({
+      name: METRIC.acmeDirectoryFailures, help: "Failures at the CA's side that set a directory aside, by directory and reason.", labelNames: ['directory', 'reason'] as const, registers,
+    }),
+    acmeDirectorySetAside: new Gauge({
+      name: METRIC.acmeDirectorySetAside, help: 'ACME directories set aside after a failure at the CA\'s side (1 while the pause lasts, else 0).', labelNames: ['directory'] as const, registers,
+      collect() {
+        for (const [directory, setAside] of directorySetAsideSource?.() ?? []) this.set({ directory }, setAside ? 1 : 0);
+      },
+    }),
     earliestCertificateExpiry,
   };
 });

@@ -15,7 +15,7 @@ export {
 export { httpMetricsMiddleware, limiterRejectionTap, UNMATCHED_ROUTE, type HttpMetricsOptions } from './http-metrics';
 export { watchDatabase, type DatabaseGaugeOptions } from './database-gauges';
 export { routeMatcher } from './route-template';
-export { watchCertificateExpiry, meteredSetAside } from './definitions';
+export { watchCertificateExpiry, watchDirectorySetAside, meteredSetAside } from './definitions';
 export { housekeepingMetrics, meteredHousekeeping } from './definitions';
 export { ExpiryTracker } from './expiry-tracker';
 export { meteredDeadLetters, meteredHandler, CONSUMER_OUTCOMES, type MeteredHandlerOptions } from './metered-handler';

@@ -179,7 +179,7 @@ export class CheckPipeline {
       const previous = item.leased.checks.find((c) => c.type === 'certificate') ?? null;
       const planStart = performance.now();
       // Only a certificate of this domain, with an issuer that knows renewal windows, waits for one.
-      const window = existing && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain).catch(() => null) : null;
+      const window = existing && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain, existing.directoryUrl ?? null).catch(() => null) : null;
       const plan = planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing, startedAt, window), startedAt, previous);
       observeCheckDuration('certificate', planStart);
       const observed: Outcomes = { ownership, routing, certificate: plan.outcome, origin: evaluateOrigin(originSeen) };
@@ -228,11 +228,13 @@ export class CheckPipeline {
       let checkBy: Date | null = null;
       let renewalFailed: { reason: string; validUntil: Date } | null = null;
       try {
-        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null, domain.applicationId));
+        // A renewal goes first to the directory that issued the certificate (DECISIONS §14).
+        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null, domain.applicationId, item.existing?.directoryUrl ?? null));
         if (acme) countAcmeOrder(null);
         issued = {
           hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,
           keySealed: encryptSecret(certificate.keyPem, opts.encryptionKey, { purpose: SEAL_PURPOSES.certificateKey, id: domain.hostname }), notBefore: certificate.notBefore, notAfter: certificate.notAfter, createdAt: opts.now(),
+          directoryUrl: certificate.directoryUrl ?? null,
         };
         outcome = { status: 'passing', errorCode: null, message: null };
       } catch (err) {

@@ -1,11 +1,13 @@
 // The checker's metrics: checks by type and result with their duration, ACME
-// orders and their failures, orders held back by the order budget, and the earliest expiry among the live
+// orders and their failures (also per directory, with the directories set
+// aside), orders held back by the order budget, and the earliest expiry among the live
 // certificates its runs saw (those of domains whose DNS checks pass: the ones
 // traffic reaches and the checker renews). Every known label set is present at
 // zero from the start, so a dashboard or an alert finds its series before the
 // first check.
 import { ACME_BUDGET_SCOPES, CHECK_STATUSES, CHECK_TYPES, FAILURE_KINDS, failureKind, type AcmeBudgetScope, type CheckOutcome, type CheckType } from '@cds/core';
-import { checkerMetrics, ExpiryTracker, watchCertificateExpiry } from '@cds/metrics';
+import { checkerMetrics, ExpiryTracker, watchCertificateExpiry, watchDirectorySetAside } from '@cds/metrics';
+import { CA_FAILURES, type CaFailure } from './certificates/acme-transport';
 import type { IssuanceError } from './certificates/issuer';
 
 export const ACME_ORDER_RESULTS = { issued: 'issued', failed: 'failed' } as const;
@@ -67,6 +69,26 @@ export function countAcmeOrder(failure: IssuanceError['code'] | null): void {
   const m = checkerMetrics();
   m.acmeOrders.inc({ result: failure ? ACME_ORDER_RESULTS.failed : ACME_ORDER_RESULTS.issued });
   if (failure) m.acmeFailures.inc({ reason: failure });
+}
+
+/** Every series of each ACME directory at zero, and the reader of which are set aside (DECISIONS §14). */
+export function initDirectoryMetrics(directories: readonly string[], setAside: (directory: string) => boolean): void {
+  const m = checkerMetrics();
+  for (const directory of directories) {
+    for (const result of Object.values(ACME_ORDER_RESULTS)) m.acmeDirectoryOrders.inc({ directory, result }, 0);
+    for (const reason of Object.values(CA_FAILURES)) m.acmeDirectoryFailures.inc({ directory, reason }, 0);
+  }
+  watchDirectorySetAside(() => new Map(directories.map((directory) => [directory, setAside(directory)])));
+}
+
+/** One order sent to an ACME directory, and how it ended. */
+export function countDirectoryOrder(directory: string, issued: boolean): void {
+  checkerMetrics().acmeDirectoryOrders.inc({ directory, result: issued ? ACME_ORDER_RESULTS.issued : ACME_ORDER_RESULTS.failed });
+}
+
+/** A failure at the CA's side that set the directory aside. */
+export function countDirectoryFailure(directory: string, reason: CaFailure): void {
+  checkerMetrics().acmeDirectoryFailures.inc({ directory, reason });
 }
 
 /** One order held back by the ACME order budget, by the scope that had no slot left. */

@@ -3,19 +3,19 @@
 // domains, so two replicas never check one domain at the same time. The work
 // on leased domains is the check pipeline's.
 import { randomUUID } from 'node:crypto';
-import { errorMessage, QUEUES, ROUTING_KEYS } from '@cds/core';
-import type { Config } from '@cds/config';
+import { errorMessage, QUEUES, ROUTING_KEYS, WakeableLoop } from '@cds/core';
+import { requiredSetting, type Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/outbound';
 import type { Logger } from '@cds/logging';
 import type { Bus, ReceivedMessage, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
 import type { CertificateIssuer } from './certificates/issuer';
-import { AcmeIssuer } from './certificates/acme-issuer';
+import { FallbackAcmeIssuer } from './certificates/fallback-acme-issuer';
 import { InternalCa } from './certificates/internal-ca';
 import { LEASE_ROUNDS } from './check-lanes';
 import { CheckPipeline } from './check-pipeline';
-import { initCheckerMetrics, watchSeenCertificates } from './checker-metrics';
+import { countDirectoryFailure, countDirectoryOrder, initCheckerMetrics, initDirectoryMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
 
 /** The durable queue of `domain.check.requested`, shared by checker replicas. */
@@ -62,8 +62,8 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
   if (deps.issuer) return deps.issuer;
   const { config, store, now, logger } = deps;
   if (config.certIssuer === 'internal') return new InternalCa(store, config.dataEncryptionKey, now);
-  return new AcmeIssuer({
-    store, encryptionKey: config.dataEncryptionKey, directoryUrl: config.acmeDirectoryUrl, email: config.acmeEmail,
+  const issuer = new FallbackAcmeIssuer({
+    store, encryptionKey: config.dataEncryptionKey, directories: config.acmeDirectories, email: config.acmeEmail,
     caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}),
     orderBudget: { perHour: config.acmeOrdersPerHour, perApplicationPerHour: config.acmeOrdersPerApplicationPerHour },
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
@@ -74,7 +74,17 @@ function createIssuer(deps: CheckerDeps): CertificateIssuer {
     onRenewalInfoFailed: (certId, err) => logger.warn('the renewal window could not be fetched; the certificate is renewed once two thirds of its lifetime have passed until the next try', {
       cert_id: certId, error: errorMessage(err),
     }),
+    onDirectorySetAside: (failure, until) => {
+      countDirectoryFailure(failure.directoryUrl, failure.reason);
+      logger.warn('an ACME directory failed at the CA\'s side: set aside, orders go to the next directory meanwhile', {
+        directory: failure.directoryUrl, reason: failure.reason, until: until.toISOString(), error: failure.message,
+      });
+    },
+    onDirectoryOrder: countDirectoryOrder,
   });
+  const clock = now ?? (() => new Date());
+  initDirectoryMetrics(issuer.directoryUrls, (directory) => issuer.setAside.isSetAside(directory, clock()));
+  return issuer;
 }
 
 export async function startChecker(deps: CheckerDeps): Promise<Checker> {
@@ -86,9 +96,6 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   initCheckerMetrics();
   const seen = watchSeenCertificates(2 * config.checkIntervalLive + leaseMs, now);
   let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let polling: Promise<void> | null = null;
-  let pollAgain = false;
 
   const issuer = createIssuer(deps);
   await issuer.prepare?.();
@@ -98,7 +105,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     issuer,
     origin: {
       encryptionKey: config.dataEncryptionKey,
-      deploymentKey: { kid: config.assertionDeploymentKid, secret: config.assertionDeploymentKey },
+      deploymentKey: { kid: config.assertionDeploymentKid, secret: requiredSetting(config, 'assertionDeploymentKey') },
       ca: trustedCasWithBundle(config.originCaBundle),
     },
     edgeTarget: config.edgeTarget,
@@ -130,35 +137,25 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   // the scheduler waits until LEASE_ROUNDS rounds' worth of room is free.
   const roomToLease = () => pipeline.capacity() >= LEASE_ROUNDS * concurrency;
 
-  /** Leases due domains while the pipeline has room (it leases ahead of the checks running); one pass at a time. */
+  /** Leases due domains while the pipeline has room (it leases ahead of the checks running). */
   const pollDue = async () => {
-    try {
-      do {
-        pollAgain = false;
-        if (stopped || !roomToLease()) break;
-        const limit = pipeline.capacity();
-        const at = now();
-        const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
-        pipeline.admit(leased).catch((err: unknown) => logger.error('check run failed', { error: errorMessage(err) }));
-        pipeline.moreDue(leased.length === limit);
-        if (leased.length === limit) pollAgain = true;
-      } while (pollAgain && !stopped);
-      await cleanUp();
-    } catch (err) {
-      logger.error('check scheduler failed', { error: errorMessage(err) });
+    for (let full = true; full && !stopped && roomToLease();) {
+      const limit = pipeline.capacity();
+      const at = now();
+      const leased = await store.run((r) => r.checkRuns.claimDue(at, limit, checkerId, new Date(at.getTime() + leaseMs)));
+      pipeline.admit(leased).catch((err: unknown) => logger.error('check run failed', { error: errorMessage(err) }));
+      full = leased.length === limit;
+      pipeline.moreDue(full);
     }
+    await cleanUp();
   };
 
-  const poll = (): Promise<void> => {
-    if (polling) {
-      pollAgain = true;
-      return polling;
-    }
-    polling = pollDue().finally(() => {
-      polling = null;
-    });
-    return polling;
-  };
+  // One pass at a time: on a schedule, and at once when a check ends or one is requested (kick).
+  const scheduler = new WakeableLoop({
+    pass: pollDue,
+    intervalMs: deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    onFailure: (err) => logger.error('check scheduler failed', { error: errorMessage(err) }),
+  });
 
   // Deleted domains' certificates and ACME challenges, and abandoned challenges, go in the background.
   let lastCleanUp = 0;
@@ -171,16 +168,8 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   };
 
   function kick(): void {
-    if (!stopped && roomToLease()) void poll();
+    if (!stopped && roomToLease()) scheduler.kick();
   }
-
-  const schedule = () => {
-    timer = setTimeout(() => {
-      void poll().finally(() => {
-        if (!stopped) schedule();
-      });
-    }, deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
-  };
 
   const subscription: Subscription = await bus.subscribe({
     queue: CHECKER_QUEUE,
@@ -198,7 +187,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       writtenAt: (message) => (message.redelivered ? null : message.writtenAt),
     }),
   });
-  schedule();
+  scheduler.wakeIn(deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
   kick();
 
   return {
@@ -206,10 +195,10 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     kick,
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      const scheduling = scheduler.stop();
       clearInterval(heartbeat);
       await subscription.cancel();
-      await polling;
+      await scheduling;
       await pipeline.stop();
       seen.unwatch();
     },

@@ -4,6 +4,7 @@
 // while the database is briefly away (a restart, a failover), instead of
 // giving the certificate up at the first refused connection.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs } from '@cds/core';
 
 export interface KeepTryingOptions {
   /** Give up (throw the last error) once this long has passed since the first try. */
@@ -25,17 +26,15 @@ export async function keepTrying<T>(work: () => Promise<T>, opts: KeepTryingOpti
   const now = opts.now ?? Date.now;
   const wait = opts.wait ?? sleep;
   const started = now();
-  let delay = opts.initialDelayMs ?? 250;
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (err) {
       const left = opts.forMs - (now() - started);
       if (left <= 0 || opts.stopped?.() || (opts.retryIf && !opts.retryIf(err))) throw err;
-      const pause = Math.min(delay, left);
+      const pause = Math.min(backoffDelayMs(attempt - 1, opts.initialDelayMs ?? 250, opts.maxDelayMs ?? 5_000), left);
       opts.onRetry?.(err, attempt, pause);
       await wait(pause);
-      delay = Math.min(delay * 2, opts.maxDelayMs ?? 5_000);
     }
   }
 }

@@ -1,18 +1,19 @@
 // Split-mode entry point of the checker: wiring only.
 import { outboxSource } from '@cds/data';
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
+import { closeServer, onShutdown, openSplitService, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, meteredSetAside, processMetricsSource } from '@cds/metrics';
 import { startOutboxRelay } from '@cds/messaging';
 import { startChecker } from './checker';
 
 async function main(): Promise<void> {
-  const { config, logger, store, bus } = await openSplitService('checker');
+  enableProcessMetrics();
+  const { config, logger, store, bus, ops, reportReadiness } = await openSplitService('checker', { metrics: processMetricsSource });
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger, onSetAside: meteredSetAside() });
   const checker = await startChecker({ config, logger, store, bus, afterCommit: () => relay.kick() });
 
-  enableProcessMetrics();
   let accepting = true;
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
+  // Not ready without the broker: check requests come from it.
+  reportReadiness({ ready: () => accepting && bus.healthy() });
   logger.info('checker started', { checker_id: checker.checkerId, metrics: config.metricsPort, database: store.kind });
 
   onShutdown(

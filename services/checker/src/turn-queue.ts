@@ -3,6 +3,11 @@
 // the groups (applications) take turns, each in the order its items came. A
 // flood of one application's new domains therefore waits behind one item of
 // each other application, never in front of all of them. No I/O.
+// Not the dispatcher's FairQueue, though both let groups take turns: this one
+// only orders items (every item is taken when asked, a group that ran out
+// leaves and comes back last), while FairQueue hands out slots (a lane waits
+// while its own or its application's attempts fill them, keeps its place while
+// attempts run, and a lane that joins goes before those already served).
 
 /** Where an item waits: `priority` 0 goes first; items of one `group` take one turn per round. */
 export interface Turn {

@@ -9,7 +9,6 @@
 // keeps the slots of renewals due from first certificates. The issuer's clock
 // jumps to the start of an hour instead of waiting for one.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AcmeIssuer, AcmeOrderBudget, applicationOrdersKey, DEPLOYMENT_ORDERS_KEY } from '@cds/checker';
 import { ACME_BUDGET_WAIT_PREFIX, ACME_BUDGET_WINDOW_SECONDS, type AcmeBudgetScope } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
@@ -60,6 +59,8 @@ const nextHour = () => new Date((Math.floor(clock.epochMs() / 3600_000) + 1) * 3
 const certificateOf = (hostname: string): Promise<CertificateRow | null> => api.store.run((r) => r.certificates.find(hostname));
 const current = (key: string, domain: DomainView) => waitForDomain(api, key, domain.id, () => true);
 const waitingMessage = (d: DomainView) => check(d, 'certificate').message ?? '';
+/** Runs of the domain's checks started at or after `since` (of the last ten kept). */
+const runsSince = async (domainId: string, since: Date) => (await api.store.run((r) => r.domainLookup.recentRuns(domainId))).filter((run) => run.startedAt >= since).length;
 
 /** An application allowed many requests and domains; with an active origin (its domains can become ready) unless `withOrigin` is false. */
 async function newApplication(withOrigin = true): Promise<{ slug: string; key: string }> {
@@ -177,7 +178,9 @@ test('when the budget is short, a renewal due takes its slot before first certif
   const expiring = await expiringCertificate(renewing, 10, api.config.dataEncryptionKey);
   await api.store.run((r) => r.certificates.save(expiring));
   const ordersBefore = proxy.orders().length;
-  await sleep(2000); // several checks of the domain, 300 ms apart
+  const saved = new Date();
+  // Three checks of the domain with its renewal due, the budget spent: none may order.
+  await eventually('three checks of the domain with its renewal due', async () => (await runsSince(renewing.id, saved)) >= 3, { timeoutMs: 30_000 });
   expect((await certificateOf(renewing.hostname))?.pemChain).toBe(expiring.pemChain);
   expect(orderedFrom(ordersBefore)).toEqual([]);
   const meanwhile = await current(renewing.key, renewing);
@@ -190,7 +193,11 @@ test('when the budget is short, a renewal due takes its slot before first certif
   await eventually('the renewal and five first certificates', async () => (await certificateOf(renewing.hostname))?.pemChain !== expiring.pemChain && (await issued()) === 5, {
     timeoutMs: 120_000, explain: async () => `orders: ${JSON.stringify(orderedFrom(ordersBefore))}; first certificates issued: ${await issued()}`,
   });
-  await sleep(2000); // several more checks of the one left over
+  const served = new Date();
+  // Three more checks of every first certificate, the one left over among them: none may order.
+  await eventually('three more checks of each first certificate', async () => (await Promise.all(firsts.map(({ domain }) => runsSince(domain.id, served)))).every((runs) => runs >= 3), {
+    timeoutMs: 30_000,
+  });
   expect(await issued()).toBe(5);
   const ordered = orderedFrom(ordersBefore);
   expect(ordered).toHaveLength(6);

@@ -7,6 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { ROUTING_KEYS } from '@cds/core';
 import type { OutboxRow } from '@cds/data';
 import type { Edge } from '@cds/edge-proxy';
 import type { TestApi } from '../../support/api-harness';
@@ -82,7 +83,7 @@ test('the lifecycle over ACME: a Pebble certificate, then exactly ready, attenti
 
   let events: OutboxRow[] = [];
   await eventually('four events, all published', async () => {
-    events = (await api.store.run((r) => r.outbox.all('event.emitted'))).filter(ofDomain(domain.id));
+    events = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted))).filter(ofDomain(domain.id));
     return events.length === 4 && events.every((e) => e.publishedAt !== null);
   }, { timeoutMs: 10_000, explain: () => `events: ${JSON.stringify(events)}` });
   expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted']);

@@ -6,7 +6,8 @@
 // which orders reached Pebble. Like a CA that knows the certificate was
 // already replaced (RFC 9773 `alreadyReplaced`), it can refuse a newOrder whose
 // `replaces` a test names; like a CA that stops answering, it can hold a
-// hostname's newOrder without an answer.
+// hostname's newOrder without an answer; like a CA in an outage, it can answer
+// every request with an error of the test's choice.
 import https from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -109,6 +110,10 @@ export interface AcmeProxy {
   stalledOrders: OrderPayload[];
   /** Requests received and not yet answered, with how long each has waited (what a test prints when it times out). */
   unanswered(): string[];
+  /** Set: every request is answered with this status and a `serverInternal` problem, not forwarded. */
+  failWith: number | null;
+  /** Requests received, forwarded or not. */
+  received: number;
   close(): Promise<void>;
 }
 
@@ -132,6 +137,7 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
   let newOrderPath = '';
   let directoryOf: Record<string, unknown> = {};
   const waiting = new Map<IncomingMessage, number>();
+  const outage = { failWith: null as number | null, received: 0 };
 
   const send = (method: string, path: string, headers: OutgoingHttpHeaders, body: Buffer) => new Promise<{ status: number; headers: OutgoingHttpHeaders; body: Buffer }>((resolve, reject) => {
     const out = https.request({ host: upstream.hostname, port: upstream.port, method, path, headers, ca: pebble.listener.ca }, (res) => {
@@ -143,9 +149,14 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
 
   const server = await listenHttps(pebble.listener, (req, res) => {
     waiting.set(req, Date.now());
+    outage.received += 1;
     res.on('close', () => waiting.delete(req));
     void (async () => {
       const body = await readBody(req);
+      if (outage.failWith !== null) {
+        const problem = { type: 'urn:ietf:params:acme:error:serverInternal', detail: 'the CA is down for maintenance', status: outage.failWith };
+        return void res.writeHead(outage.failWith, { 'content-type': 'application/problem+json' }).end(JSON.stringify(problem));
+      }
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const payload = req.method === 'POST' ? jwsPayload(body) : null;
       if (path === newOrderPath && typeof payload?.replaces === 'string' && refuseReplaces.has(payload.replaces)) {
@@ -177,7 +188,7 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
     })().catch((err: unknown) => res.writeHead(502, { 'content-type': 'text/plain' }).end(String(err)));
   });
 
-  return {
+  return Object.assign(outage, {
     directoryUrl: `${server.url}${upstream.pathname}`,
     forwarded,
     orders: () => forwarded.filter((f) => f.method === 'POST' && f.path === newOrderPath && f.payload !== null)
@@ -188,7 +199,7 @@ export async function startAcmeProxy(pebble: TestPebble, opts: { renewalInfo?: s
     stalledOrders,
     unanswered: () => [...waiting].map(([req, since]) => `${req.method ?? ''} ${req.url ?? ''} for ${Date.now() - since} ms`),
     close: server.close,
-  };
+  });
 }
 
 /** The DNS names an order asked for. */

@@ -10,7 +10,7 @@
 import { X509Certificate } from 'node:crypto';
 import * as acme from 'acme-client';
 import { ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, ARI_REQUEST_TIMEOUT_MS, ariCertId } from '@cds/checker';
-import { decryptSecret, renewalAfter, renewalDue } from '@cds/core';
+import { decryptSecret, renewalAfter, renewalDue, ROUTING_KEYS } from '@cds/core';
 import type { CertificateRow, OutboxRow } from '@cds/data';
 import type { TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
@@ -71,7 +71,7 @@ const leafOf = (pemChain: string) => new X509Certificate(pemChain);
 const ariIdOf = (row: CertificateRow) => ariCertId(row.pemChain) as string;
 const timesAsked = (id: string) => ari.asked.filter((asked) => asked === id).length;
 const ordersFor = (hostname: string) => proxy.orders().filter((order) => orderNames(order).includes(hostname));
-const eventsOf = async (domainId: string) => (await api.store.run((r) => r.outbox.all('event.emitted')))
+const eventsOf = async (domainId: string) => (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted)))
   .filter((row: OutboxRow) => (row.payload as { data?: { domain: { id: string } } }).data?.domain.id === domainId)
   .map((row) => (row.payload as { type: string }).type);
 
@@ -165,7 +165,7 @@ test('a certificate past two thirds of its lifetime is replaced while the domain
   expect(after.status).toBe('ready');
   expect(after.checks.map((c) => c.status)).toEqual(['passing', 'passing', 'passing', 'passing']);
   expect(await eventsOf(domain.id)).toEqual(['domain.ready']);
-  const changes = (await api.store.run((r) => r.outbox.all('domain.changed')))
+  const changes = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.domainChanged)))
     .map((row) => row.payload as { domain_id: string; change: string })
     .filter((payload) => payload.domain_id === domain.id && payload.change === 'certificate');
   expect(changes).toHaveLength(2);

@@ -1,8 +1,11 @@
 // Everything an ACME test needs, started in order and stopped in reverse: the
-// DNS server, Pebble (behind a recording proxy, with ARI when asked), the API,
+// DNS server, Pebble (behind a recording proxy, with ARI when asked; more than
+// one CA when asked, in ACME_DIRECTORY_URL's order), the API,
 // a bus (in-process, or RabbitMQ in a throwaway vhost) with the outbox relay,
 // the real edge answering HTTP-01, a checker, and an application with an
 // active origin.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
 import { outboxSource } from '@cds/data';
 import type { Edge, EdgeObserver } from '@cds/edge-proxy';
@@ -29,13 +32,25 @@ export interface AcmeStackOptions {
   env?: Record<string, string>;
   /** An issuer of the test's own, made once the stack's directory is known. */
   issuer?: (stack: { api: TestApi; directoryUrl: string; pebble: TestPebble; dns: CheckerDns }) => CertificateIssuer;
+  /** The CAs, each a Pebble behind its own proxy, in ACME_DIRECTORY_URL's order (default one); `eab`: the MAC keys it requires. */
+  cas?: Array<{ eab?: Record<string, string> }>;
+  /** The checker's clock. */
+  now?: () => Date;
+}
+
+/** One CA of the stack: a Pebble and the proxy the checker talks to. */
+export interface StackCa {
+  pebble: TestPebble;
+  proxy: AcmeProxy;
 }
 
 export interface AcmeStack {
   dns: CheckerDns;
   pebble: TestPebble;
-  /** Records every request to Pebble; its directory is the one the checker uses. */
+  /** Records every request to Pebble; its directory is the one the checker uses (the first, with several CAs). */
   proxy: AcmeProxy;
+  /** Every CA, in ACME_DIRECTORY_URL's order (the first is `pebble` and `proxy`). */
+  cas: StackCa[];
   ari: AriResponder | null;
   api: TestApi;
   bus: Bus;
@@ -80,15 +95,30 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     const dns = await startCheckerDns();
     stops.push(() => dns.stop());
     const httpPort = await freePort();
-    const pebble = await startPebble({ httpPort, dnsServer: dns.server });
-    stops.push(() => pebble.stop());
-    const ari = opts.ari ? await startAriResponder(pebble.listener) : null;
-    if (ari) stops.push(() => ari.close());
-    const proxy = await startAcmeProxy(pebble, ari ? { renewalInfo: ari.url } : {});
-    stops.push(() => proxy.close());
+    const cas: StackCa[] = [];
+    let ari: AriResponder | null = null;
+    for (const [i, ca] of (opts.cas ?? [{}]).entries()) {
+      const pebble = await startPebble({ httpPort, dnsServer: dns.server, ...(ca.eab ? { externalAccountMACKeys: ca.eab } : {}) });
+      stops.push(() => pebble.stop());
+      if (i === 0 && opts.ari) {
+        const responder = await startAriResponder(pebble.listener);
+        stops.push(() => responder.close());
+        ari = responder;
+      }
+      const proxy = await startAcmeProxy(pebble, i === 0 && ari ? { renewalInfo: ari.url } : {});
+      stops.push(() => proxy.close());
+      cas.push({ pebble, proxy });
+    }
+    const [{ pebble, proxy }] = cas as [StackCa];
+    // One file with every Pebble's listener CA.
+    let caBundle = pebble.caBundle;
+    if (cas.length > 1) {
+      caBundle = join(dirname(pebble.caBundle), 'all-listener-cas.pem');
+      writeFileSync(caBundle, cas.map((ca) => readFileSync(ca.pebble.caBundle, 'utf8')).join('\n'));
+    }
     const schedule = opts.schedule ?? '300ms';
     const api = await startTestApi({
-      EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: proxy.directoryUrl, ACME_CA_BUNDLE: pebble.caBundle,
+      EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: cas.map((ca) => ca.proxy.directoryUrl).join(','), ACME_CA_BUNDLE: caBundle,
       EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: schedule, CHECK_INTERVAL_LIVE: schedule, ...opts.env,
     });
     stops.push(() => api.close());
@@ -117,12 +147,12 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     const checkerLog: string[] = [];
     const checker = await startChecker({
       config: api.config, logger: recordingLogger(checkerLog, process.env.CHECKER_DEBUG ? console : silentLogger), store: api.store, bus,
-      pollIntervalMs: opts.pollIntervalMs ?? 100, afterCommit: () => relay.kick(), ...(issuer ? { issuer } : {}),
+      pollIntervalMs: opts.pollIntervalMs ?? 100, afterCommit: () => relay.kick(), ...(issuer ? { issuer } : {}), ...(opts.now ? { now: opts.now } : {}),
     });
     stops.push(() => checker.stop());
     const app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
     await activateOrigin(api, app.slug, origin.url);
-    return { dns, pebble, proxy, ari, api, bus, relay, edge, checker, origin, app, checkerLog, closeEdge, stop };
+    return { dns, pebble, proxy, cas, ari, api, bus, relay, edge, checker, origin, app, checkerLog, closeEdge, stop };
   } catch (err) {
     await stop();
     throw err;

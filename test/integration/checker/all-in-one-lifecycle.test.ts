@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { ROUTING_KEYS } from '@cds/core';
 import { createDataStore } from '@cds/data';
 import { connectTestClient, type TestClient } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
@@ -130,7 +131,7 @@ test('all-in-one: ready with an internal certificate, attention_required, recove
 
   const store = await createDataStore({ url: `sqlite:${path.join(dir, 'db.sqlite')}` });
   try {
-    const events = (await store.run((r) => r.outbox.all('event.emitted')))
+    const events = (await store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted)))
       .map((row) => row.payload as { type: string; data: { domain: DomainView } })
       .filter((payload) => payload.data.domain.id === domain.id);
     expect(events.map((e) => e.type)).toEqual(['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted']);

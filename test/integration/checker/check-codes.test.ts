@@ -3,6 +3,7 @@
 // codes of ACME orders (caa_forbids_issuance, certificate_issuance_failed)
 // come from acme-e2e and acme-order-cap, against a real Pebble.
 import { createHmac, X509Certificate } from 'node:crypto';
+import { requiredSetting } from '@cds/config';
 import { encryptSecret } from '@cds/core';
 import { INTERNAL_CA_SETTINGS, startChecker } from '@cds/checker';
 import { silentLogger } from '@cds/logging';
@@ -171,7 +172,7 @@ describe('check error codes', () => {
       const probe = origin.requests.find((req) => req.host === domain.hostname);
       expect(probe?.path).toBe('/health');
       const [header, claims, signature] = (probe?.assertion ?? '').split('.');
-      const expected = createHmac('sha256', api.config.assertionDeploymentKey).update(`${header}.${claims}`).digest('base64url');
+      const expected = createHmac('sha256', requiredSetting(api.config, 'assertionDeploymentKey')).update(`${header}.${claims}`).digest('base64url');
       expect(signature).toBe(expected);
       const decode = (part: string | undefined) => JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
       expect(decode(header)).toMatchObject({ alg: 'HS256', kid: api.config.assertionDeploymentKid });

@@ -22,7 +22,7 @@ export async function startCheckerProcess(api: TestApi, databaseUrl: string, amq
       PATH: process.env.PATH, HOME: process.env.HOME,
       DATABASE_URL: databaseUrl, AMQP_URL: amqpUrl, METRICS_PORT: String(await freePort()), BIND_ADDRESS: '127.0.0.1', LOG_LEVEL: 'error',
       OPERATOR_TOKEN: api.operatorToken, DATA_ENCRYPTION_KEY: api.config.dataEncryptionKey.toString('base64'),
-      ASSERTION_DEPLOYMENT_KEY: api.config.assertionDeploymentKey, CERT_ISSUER: 'internal', EDGE_TARGET, DNS_SERVERS: dnsServer, ...env,
+      ASSERTION_DEPLOYMENT_KEY: api.config.assertionDeploymentKey ?? undefined, CERT_ISSUER: 'internal', EDGE_TARGET, DNS_SERVERS: dnsServer, ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { requiredSetting } from '@cds/config';
 import { silentLogger } from '@cds/logging';
 import { InProcessBus, type Bus } from '@cds/messaging';
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
@@ -169,7 +170,7 @@ export function startTestEdge(api: TestApi, httpPort: number, bus?: Bus, observe
     httpPort,
     bindAddress: '127.0.0.1',
     dataEncryptionKey: api.config.dataEncryptionKey,
-    deploymentKey: { kid: api.config.assertionDeploymentKid, secret: api.config.assertionDeploymentKey },
+    deploymentKey: { kid: api.config.assertionDeploymentKid, secret: requiredSetting(api.config, 'assertionDeploymentKey') },
     originTimeoutMs: 2000,
   });
 }

@@ -4,6 +4,7 @@
 // confirmed. The survivor carries the count on: 1, then 2, then the third run
 // takes the domain to attention_required, with exactly three failed runs kept
 // and one event.
+import { ROUTING_KEYS } from '@cds/core';
 import { startTestApi, type TestApi } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
@@ -77,7 +78,7 @@ test('a checker killed while a failure is being confirmed: the survivor carries 
   expect(runs[0]).toMatchObject({ statusBefore: 'ready', statusAfter: 'attention_required' });
   expect(runs.slice(1, 3).map((run) => run.statusAfter)).toEqual(['ready', 'ready']);
   await eventually('one attention_required event', async () => {
-    const events = (await api.store.run((r) => r.outbox.all('event.emitted')))
+    const events = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted)))
       .map((row) => row.payload as { type: string; data: { domain: { id: string } } })
       .filter((p) => p.data.domain.id === domain.id).map((p) => p.type);
     return events.length === 2 && events[1] === 'domain.attention_required';

@@ -1,6 +1,7 @@
 // pending_dns -> ready -> attention_required -> ready (recovered) -> deleted,
 // with exactly those events in the outbox, in order, each with the full Domain
 // resource as it was, and the edge fan-out beside them.
+import { ROUTING_KEYS } from '@cds/core';
 import type { OutboxRow } from '@cds/data';
 import { eventually } from '../../support/eventually';
 import {
@@ -63,7 +64,7 @@ test('a domain goes ready, needs attention, recovers and is deleted, with exactl
   const later = await api.request<DomainView>('GET', `/v1/domains/${domain.id}?include_deleted=true`, { token: key });
   expect(later.body).toEqual(afterDelete.body);
 
-  const events = (await api.store.run((r) => r.outbox.all('event.emitted'))).filter(ofDomain(domain.id));
+  const events = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted))).filter(ofDomain(domain.id));
   expect(events.map((e) => (e.payload as { type: string }).type)).toEqual(['domain.ready', 'domain.attention_required', 'domain.recovered', 'domain.deleted']);
   const resources = events.map((e) => (e.payload as { data: { domain: DomainView } }).data.domain);
   expect(resources.map((d) => d.status)).toEqual(['ready', 'attention_required', 'ready', 'deleting']);
@@ -82,7 +83,7 @@ test('a domain goes ready, needs attention, recovers and is deleted, with exactl
   // The ready event shows the domain exactly as GET showed it once ready (checks observed in that run).
   expect(resources[0]?.status).toBe(ready.status);
 
-  const changes = (await api.store.run((r) => r.outbox.all('domain.changed'))).filter(ofDomain(domain.id)).map((e) => (e.payload as { change: string }).change);
+  const changes = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.domainChanged))).filter(ofDomain(domain.id)).map((e) => (e.payload as { change: string }).change);
   expect(changes.filter((c) => c === 'status')).toHaveLength(3);
   expect(changes).toContain('certificate');
   expect(changes[0]).toBe('created');

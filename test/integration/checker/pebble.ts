@@ -2,6 +2,7 @@
 // listener certificate (from a throwaway CA given to the client as
 // ACME_CA_BUNDLE), validating HTTP-01 on `httpPort` and resolving names
 // through challtestsrv. Every order is validated anew (no authorization reuse).
+// With `externalAccountMACKeys`, new accounts need External Account Binding.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -33,7 +34,14 @@ function get(url: string, ca: string): Promise<string> {
   });
 }
 
-export async function startPebble(opts: { httpPort: number; dnsServer: string }): Promise<TestPebble> {
+export interface PebbleOptions {
+  httpPort: number;
+  dnsServer: string;
+  /** Key id -> base64url HMAC key: accounts are registered only with External Account Binding by one of them. */
+  externalAccountMACKeys?: Record<string, string>;
+}
+
+export async function startPebble(opts: PebbleOptions): Promise<TestPebble> {
   const ca = createThrowawayCa('Pebble listener CA');
   const dir = join(ca.caFile, '..');
   writeFileSync(join(dir, 'leaf.cert.pem'), ca.leaf.cert);
@@ -48,7 +56,8 @@ export async function startPebble(opts: { httpPort: number; dnsServer: string })
       httpPort: opts.httpPort,
       tlsPort,
       ocspResponderURL: '',
-      externalAccountBindingRequired: false,
+      externalAccountBindingRequired: opts.externalAccountMACKeys !== undefined,
+      ...(opts.externalAccountMACKeys ? { externalAccountMACKeys: opts.externalAccountMACKeys } : {}),
     },
   }));
   // PEBBLE_AUTHZREUSE=0 still reuses a valid authorization for about one order

@@ -4,7 +4,7 @@
 // until two thirds of its life, replaced soon after, long before it expires,
 // and the domain stays ready with its certificate check passing throughout.
 import type { CertificateRow } from '@cds/data';
-import { renewalAfter } from '@cds/core';
+import { renewalAfter, ROUTING_KEYS } from '@cds/core';
 import { InternalCa } from '@cds/checker';
 import { activateOrigin, check, publishRecords, registerDomain, startCheckerStack, startOrigin, waitForDomain, type CheckerStack, type TestOrigin } from './checker-stack';
 
@@ -58,7 +58,7 @@ test('a 30-second certificate is renewed once two thirds of its lifetime have pa
   expect(replacedAt - due).toBeLessThan(4000);
   expect(first.notAfter.getTime() - replacedAt).toBeGreaterThan(5000);
   expect(statuses).toEqual(new Set(['ready/passing']));
-  const events = (await api.store.run((r) => r.outbox.all('event.emitted')))
+  const events = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted)))
     .map((row) => row.payload as { type: string; data: { domain: { id: string } } }).filter((p) => p.data.domain.id === domain.id).map((p) => p.type);
   expect(events).toEqual(['domain.ready']);
 }, 60_000);

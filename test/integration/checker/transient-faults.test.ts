@@ -4,6 +4,7 @@
 // of a conclusive failure (and no earlier than CHECK_OUTAGE_GRACE for an
 // inconclusive one), and comes back within the first attention step.
 import https from 'node:https';
+import { ROUTING_KEYS } from '@cds/core';
 import type { OutboxRow } from '@cds/data';
 import { InternalCa } from '@cds/checker';
 import type { Edge } from '@cds/edge-proxy';
@@ -71,7 +72,7 @@ async function readyDomain(label: string): Promise<DomainView> {
 const txtName = (domain: DomainView) => domain.dns_records.find((r) => r.type === 'TXT')?.name ?? '';
 
 async function eventsOf(domainId: string): Promise<string[]> {
-  const rows = await api.store.run((r) => r.outbox.all('event.emitted'));
+  const rows = await api.store.run((r) => r.outbox.all(ROUTING_KEYS.eventEmitted));
   return rows.map((row: OutboxRow) => row.payload as { type: string; data: { domain: { id: string } } })
     .filter((p) => p.data.domain.id === domainId).map((p) => p.type);
 }

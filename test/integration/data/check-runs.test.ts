@@ -1,3 +1,4 @@
+import { ROUTING_KEYS } from '@cds/core';
 import type { ApplicationRow, CheckRunRecord, DomainRow } from '@cds/data';
 import { aDomain, anApplication, at, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
 
@@ -56,7 +57,7 @@ describe('check runs repository', () => {
     await ctx.store.run((r) => r.checkRuns.release([stolen.id], 'me'));
     await ctx.store.run((r) => r.checkRuns.claim(stolen.id, at(160), 'other', at(30_160)));
     const certificate = { hostname: kept.hostname, domainId: kept.id, issuer: 'internal' as const, pemChain: 'pem', keySealed: 'sealed', notBefore: at(0), notAfter: at(9_000_000), createdAt: at(190) };
-    const message = (row: DomainRow) => ({ routingKey: 'domain.changed', payload: { domain_id: row.id, hostname: row.hostname, application_id: app.id, change: 'certificate' } }) as const;
+    const message = (row: DomainRow) => ({ routingKey: ROUTING_KEYS.domainChanged, payload: { domain_id: row.id, hostname: row.hostname, application_id: app.id, change: 'certificate' } }) as const;
 
     const written = await ctx.store.transaction((r) => r.checkRuns.record(
       [record(kept, { certificate, messages: [message(kept)] }), record(deleted, { messages: [message(deleted)] }), record(stolen, { messages: [message(stolen)] })],
@@ -66,7 +67,7 @@ describe('check runs repository', () => {
     expect(await ctx.store.run((r) => r.domains.find(app.id, kept.id, false))).toEqual({ ...kept, nextCheckAt: at(60_000), updatedAt: at(200) });
     expect(await ctx.store.run((r) => r.domains.checksOf([kept.id, deleted.id, stolen.id]))).toEqual([...record(kept).checks, ...checksFor(deleted.id), ...checksFor(stolen.id)]);
     expect(await ctx.store.run((r) => r.certificates.findMany([kept.hostname, deleted.hostname]))).toEqual([certificate]);
-    const ids = (await ctx.store.run((r) => r.outbox.all('domain.changed'))).map((row) => (row.payload as { domain_id: string; change: string }));
+    const ids = (await ctx.store.run((r) => r.outbox.all(ROUTING_KEYS.domainChanged))).map((row) => (row.payload as { domain_id: string; change: string }));
     expect(ids).toContainEqual(message(kept).payload);
     expect(ids.filter((p) => p.change === 'certificate').map((p) => p.domain_id)).not.toContain(deleted.id);
     expect(ids.filter((p) => p.change === 'certificate').map((p) => p.domain_id)).not.toContain(stolen.id);

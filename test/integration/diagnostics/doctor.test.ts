@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import amqp from 'amqplib';
+import { ROUTING_KEYS } from '@cds/core';
 import { createDataStore, type DataStore } from '@cds/data';
 import { runDoctor, type DoctorConfig, type DoctorReport, type CheckResult } from '@cds/diagnostics';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
@@ -37,8 +38,11 @@ async function listenOn(server: http.Server | https.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function config(overrides: Partial<DoctorConfig> = {}): DoctorConfig {
-  return { certIssuer: 'acme', acmeDirectoryUrl: `${acmeUrl}/directory`, acmeCaBundle: null, dnsServers: [dns.server], edgeTarget: EDGE_TARGET, ...overrides };
+/** `acmeDirectoryUrl`: ACME_DIRECTORY_URL's directories, one or a list. */
+function config(overrides: Partial<Omit<DoctorConfig, 'acmeDirectories'>> & { acmeDirectoryUrl?: string | string[] } = {}): DoctorConfig {
+  const { acmeDirectoryUrl = `${acmeUrl}/directory`, ...rest } = overrides;
+  const acmeDirectories = [acmeDirectoryUrl].flat().map((url) => ({ url, eab: null, caaIdentities: null }));
+  return { certIssuer: 'acme', acmeDirectories, acmeCaBundle: null, dnsServers: [dns.server], edgeTarget: EDGE_TARGET, ...rest };
 }
 
 function check(report: DoctorReport, name: string): CheckResult {
@@ -166,6 +170,13 @@ describe('runDoctor', () => {
     expect(check(report, 'acme_directory')).toMatchObject({ status: 'fail', message: `${acmeUrl}/down answered HTTP 503` });
     report = await runDoctor({ config: config({ acmeDirectoryUrl: `${acmeUrl}/not-acme` }), store });
     expect(check(report, 'acme_directory')).toMatchObject({ status: 'fail', message: expect.stringContaining('is not an ACME directory') });
+    // Several directories: each is asked; one down is a warning while another answers, all down a failure.
+    report = await runDoctor({ config: config({ acmeDirectoryUrl: [`${acmeUrl}/down`, `${acmeUrl}/directory`] }), store });
+    expect(check(report, 'acme_directory')).toMatchObject({
+      status: 'warn', message: `${acmeUrl}/down answered HTTP 503; ${acmeUrl}/directory answered with an ACME directory`,
+    });
+    report = await runDoctor({ config: config({ acmeDirectoryUrl: [`${acmeUrl}/down`, `${acmeUrl}/not-acme`] }), store });
+    expect(check(report, 'acme_directory')).toMatchObject({ status: 'fail', message: expect.stringContaining(`${acmeUrl}/down answered HTTP 503; `) });
 
     const ca: ThrowawayCa = createThrowawayCa('Doctor test CA');
     const server = https.createServer({ cert: ca.leaf.cert, key: ca.leaf.key }, directoryHandler);
@@ -182,7 +193,7 @@ describe('runDoctor', () => {
   });
 
   it('outbox backlog: warn past a minute, fail past ten; a clock far from the database fails', async () => {
-    await store.run((r) => r.outbox.add('domain.changed', { domain_id: '3f1d8f4e-0000-4000-8000-0000000000d1', hostname: 'doctor.example.com', application_id: '3f1d8f4e-0000-4000-8000-0000000000d2', change: 'status' }));
+    await store.run((r) => r.outbox.add(ROUTING_KEYS.domainChanged, { domain_id: '3f1d8f4e-0000-4000-8000-0000000000d1', hostname: 'doctor.example.com', application_id: '3f1d8f4e-0000-4000-8000-0000000000d2', change: 'status' }));
     const later = (ms: number) => () => new Date(Date.now() + ms);
 
     let report = await runDoctor({ config: config(), store, now: later(2 * 60_000) });

@@ -2,6 +2,8 @@
 // the state they left the delivery in, their latency, and the events it
 // consumed with their lag.
 import { randomUUID } from 'node:crypto';
+import { ROUTING_KEYS } from '@cds/core';
+import { sampleDomainResource } from '../../support/domain-resource';
 import { eventually } from '../../support/eventually';
 import { startWebhookStack, type WebhookStack } from '../webhooks/webhook-stack';
 import { sample } from './scrape';
@@ -37,8 +39,8 @@ test('counts a delivery, its failed attempts and an abandoned one, with their la
   // Written a second ago: the consumer lag counts from the event's created_at.
   const eventId = randomUUID();
   const createdAt = new Date(Date.now() - 1000).toISOString().replace(/Z$/, '+00:00');
-  const domain = { id: randomUUID(), hostname: 'shop.example.com', status: 'ready' };
-  await stack.api.store.run((r) => r.outbox.add('event.emitted', { event_id: eventId, type: 'domain.ready', application_id: app.id, created_at: createdAt, data: { domain } }));
+  const domain = sampleDomainResource();
+  await stack.api.store.run((r) => r.outbox.add(ROUTING_KEYS.eventEmitted, { event_id: eventId, type: 'domain.ready', application_id: app.id, created_at: createdAt, data: { domain } }));
   await stack.emit(app.id, 'domain.ready');
 
   // Two events, two subscriptions: /flaky delivers both after 2 failures in all, /down abandons both after 8 attempts each.

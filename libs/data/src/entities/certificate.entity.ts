@@ -16,5 +16,7 @@ export const certificateEntity = (t: ColumnTypes) =>
       notBefore: { type: t.timestamp, name: 'not_before' },
       notAfter: { type: t.timestamp, name: 'not_after' },
       createdAt: { type: t.timestamp, name: 'created_at' },
+      // Absent, not null, when no directory is kept (internal, or issued before it was kept).
+      directoryUrl: { type: 'text', name: 'directory_url', nullable: true, transformer: { to: (url?: string | null) => url ?? null, from: (url: string | null) => url ?? undefined } },
     },
   });

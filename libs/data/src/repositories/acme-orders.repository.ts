@@ -9,12 +9,13 @@ const CLOCK: Record<DatabaseKind, { now: string; ago: string; maxAge: (ms: numbe
   sqlite: { now: "strftime('%Y-%m-%d %H:%M:%f', 'now')", ago: "strftime('%Y-%m-%d %H:%M:%f', 'now', :maxAge)", maxAge: (ms) => `-${ms / 1000} seconds` },
 };
 
-const COLUMNS = 'hostname, order_url, key_sealed, replaces, saved_at, expires_at';
+const COLUMNS = 'hostname, order_url, key_sealed, replaces, saved_at, expires_at, directory_url';
 
 const fromDb = (row: RawRow): AcmeOrderRow => ({
   hostname: String(row.hostname), orderUrl: String(row.order_url), keySealed: String(row.key_sealed),
   replaces: row.replaces === null || row.replaces === undefined ? null : String(row.replaces),
   savedAt: timestampFromDb(row.saved_at), expiresAt: nullableTimestampFromDb(row.expires_at),
+  directoryUrl: row.directory_url === null || row.directory_url === undefined ? null : String(row.directory_url),
 });
 
 export class TypeOrmAcmeOrdersRepository implements AcmeOrdersRepository {
@@ -29,9 +30,9 @@ export class TypeOrmAcmeOrdersRepository implements AcmeOrdersRepository {
 
   async save(order: Omit<AcmeOrderRow, 'savedAt'>): Promise<void> {
     await queryRows(this.manager, `
-      INSERT INTO acme_orders (${COLUMNS}) VALUES (:hostname, :orderUrl, :keySealed, :replaces, ${this.clock.now}, :expiresAt)
+      INSERT INTO acme_orders (${COLUMNS}) VALUES (:hostname, :orderUrl, :keySealed, :replaces, ${this.clock.now}, :expiresAt, :directoryUrl)
       ON CONFLICT (hostname) DO UPDATE SET order_url = excluded.order_url, key_sealed = excluded.key_sealed, replaces = excluded.replaces,
-        saved_at = excluded.saved_at, expires_at = excluded.expires_at`, { ...order });
+        saved_at = excluded.saved_at, expires_at = excluded.expires_at, directory_url = excluded.directory_url`, { ...order, directoryUrl: order.directoryUrl ?? null });
   }
 
   async findCurrent(hostname: string, maxAgeMs: number): Promise<AcmeOrderRow | null> {

@@ -13,6 +13,8 @@ export interface AcmeOrderRow {
   savedAt: Date;
   /** When the CA lets the order expire, as it said; null when it did not say. */
   expiresAt: Date | null;
+  /** The ACME directory that accepted it (migration 1795844000000); null or absent for orders saved before it was kept. */
+  directoryUrl?: string | null;
 }
 
 export interface AcmeOrdersRepository {

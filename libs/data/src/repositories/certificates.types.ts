@@ -10,6 +10,8 @@ export interface CertificateRow {
   notBefore: Date;
   notAfter: Date;
   createdAt: Date;
+  /** The ACME directory that issued it (migration 1795844000000); read back absent for `internal`, and for certificates issued before it was kept. */
+  directoryUrl?: string | null;
 }
 
 /** An application's certificates due for renewal (see CertificatesRepository.renewalsDue). */

@@ -1,4 +1,4 @@
-// ACME_DIRECTORY_URL answers with an RFC 8555 directory (when CERT_ISSUER=acme).
+// Each directory of ACME_DIRECTORY_URL answers with an RFC 8555 directory (when CERT_ISSUER=acme).
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -12,7 +12,7 @@ const TIMEOUT_MS = 5000;
 const MAX_BODY_BYTES = 64 * 1024;
 const DIRECTORY_FIELDS = ['newNonce', 'newAccount', 'newOrder'] as const;
 
-export type AcmeCheckConfig = Pick<Config, 'certIssuer' | 'acmeDirectoryUrl' | 'acmeCaBundle'>;
+export type AcmeCheckConfig = Pick<Config, 'certIssuer' | 'acmeDirectories' | 'acmeCaBundle'>;
 
 export function acmeCheck(config: AcmeCheckConfig): Check {
   return {
@@ -21,9 +21,19 @@ export function acmeCheck(config: AcmeCheckConfig): Check {
     timeoutMs: TIMEOUT_MS + 1000,
     run: async () => {
       if (config.certIssuer !== 'acme') return { status: FINDING_STATUSES.ok, message: `not used: CERT_ISSUER=${config.certIssuer}` };
-      return directoryFinding(config.acmeDirectoryUrl, config.acmeCaBundle);
+      const findings = await Promise.all(config.acmeDirectories.map((directory) => directoryFinding(directory.url, config.acmeCaBundle)));
+      return oneFinding(findings);
     },
   };
+}
+
+/** One directory's finding as it is; several: every message, `warn` while another directory can still issue, `fail` when none can. */
+function oneFinding(findings: Finding[]): Finding {
+  const [only] = findings;
+  if (findings.length === 1 && only) return only;
+  const failed = findings.filter((f) => f.status !== FINDING_STATUSES.ok).length;
+  const status = failed === 0 ? FINDING_STATUSES.ok : failed === findings.length ? FINDING_STATUSES.fail : FINDING_STATUSES.warn;
+  return { status, message: findings.map((f) => f.message).join('; ') };
 }
 
 async function directoryFinding(url: string, caBundle: string | null): Promise<Finding> {

@@ -16,8 +16,8 @@ export interface BrokerChecks {
   close(): Promise<void>;
 }
 
-/** `amqpUrl` null: the deployment runs the in-process bus, which has no broker to ask. */
-export function brokerChecks(amqpUrl: string | null): BrokerChecks {
+/** `amqpUrl` null: the deployment runs the in-process bus, which has no broker to ask. `ca`: AMQP_CA_BUNDLE's certificates. */
+export function brokerChecks(amqpUrl: string | null, ca?: string): BrokerChecks {
   const queues = serviceQueues().map((q) => q.queue);
   if (!amqpUrl) {
     const inProcess = (message: string): Finding => ({ status: FINDING_STATUSES.ok, message });
@@ -37,7 +37,7 @@ export function brokerChecks(amqpUrl: string | null): BrokerChecks {
   let connection: Promise<ChannelModel> | null = null;
   let opened: ChannelModel | null = null;
   const connect = (): Promise<ChannelModel> => {
-    connection ??= amqp.connect(amqpUrl, { timeout: TIMEOUT_MS }).then((conn) => {
+    connection ??= amqp.connect(amqpUrl, { timeout: TIMEOUT_MS, ...(ca === undefined ? {} : { ca: [ca] }) }).then((conn) => {
       conn.on('error', () => undefined); // a failed call rejects on its own
       opened = conn;
       return conn;

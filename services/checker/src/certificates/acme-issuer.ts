@@ -1,7 +1,10 @@
-// CERT_ISSUER=acme: RFC 8555 orders through acme-client. The account key and
-// certificate keys (ECDSA P-256) are sealed with DATA_ENCRYPTION_KEY; HTTP-01
-// answers live in the database, where every edge reads them. Each order takes
-// a slot of the hourly order budget first (acme-order-budget.ts).
+// CERT_ISSUER=acme: RFC 8555 orders to one directory through acme-client
+// (fallback-acme-issuer.ts tries the directories of ACME_DIRECTORY_URL in
+// turn). The account key and certificate keys (ECDSA P-256) are sealed with
+// DATA_ENCRYPTION_KEY; the one account key has an account at each directory.
+// HTTP-01 answers live in the database, where every edge reads them. Each
+// order takes a slot of the hourly order budget first (acme-order-budget.ts).
+// What fails at the CA's side is thrown as DirectoryFailure.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { Resolver } from 'node:dns/promises';
@@ -9,16 +12,18 @@ import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
 import { LRUCache } from 'lru-cache';
 import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, failureCountsAgainstHostname, SEAL_PURPOSES, type AcmeBudgetLimits } from '@cds/core';
+import type { ExternalAccountBinding } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
+import { caaIdentitiesOf } from './caa-identities';
 import { orderCertificate, resumableOrder } from './acme-order';
 import { AcmeOrderBudget } from './acme-order-budget';
-import { boundAcmeRequests } from './acme-transport';
+import { AcmeUnavailable, boundAcmeRequests, CA_FAILURES } from './acme-transport';
 import { certificateMismatch } from './certificate-match';
-import { IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
+import { DirectoryFailure, IssuanceError, type CertificateIssuer, type IssuedCertificate } from './issuer';
 import type { RenewalWindow } from '@cds/core';
 import { ariCertId } from './renewal';
-import { SavedOrders } from './saved-orders';
+import { orderDirectory, SavedOrders, type SavedOrder } from './saved-orders';
 
 export const ACME_SETTINGS = { accountKeySealed: 'acme_account_key_sealed' } as const;
 
@@ -51,6 +56,12 @@ export interface AcmeIssuerOptions {
   /** Told when a renewal window could not be fetched; the certificate goes by the 30-day rule until the next try. */
   onRenewalInfoFailed?: (certId: string, err: unknown) => void;
   now?: () => Date;
+  /** ACME_EAB_KID_<n> and ACME_EAB_HMAC_KEY_<n>: the account is registered with External Account Binding. */
+  eab?: ExternalAccountBinding | null;
+  /** ACME_CAA_IDENTITY_<n>; null or absent: the directory's `caaIdentities`, else its host's well-known identity. */
+  caaIdentities?: readonly string[] | null;
+  /** False: a 5xx or 429 answer fails the order at once (another directory is there to try) instead of being asked again. */
+  retryServerErrors?: boolean;
 }
 
 interface Directory {
@@ -93,8 +104,12 @@ export class AcmeIssuer implements CertificateIssuer {
     this.savedOrders = new SavedOrders(opts.store, opts.encryptionKey, (hostname, reason) => opts.onOrderDiscarded?.(hostname, reason));
     if (opts.dnsServers.length > 0) this.resolver.setServers([...opts.dnsServers]);
     // acme-client talks through one axios instance: the timeout and the bundle apply to it alone.
-    boundAcmeRequests(acme.axios, ACME_REQUEST_TIMEOUT_MS);
+    boundAcmeRequests(acme.axios, ACME_REQUEST_TIMEOUT_MS, opts.retryServerErrors ?? true);
     if (opts.caBundle) acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...rootCertificates, readFileSync(opts.caBundle, 'utf8')] });
+  }
+
+  get directoryUrl(): string {
+    return this.opts.directoryUrl;
   }
 
   /** Throws AcmeBudgetWait, before anything is sent to the CA, when the order budget has no slot for it this hour. */
@@ -103,11 +118,21 @@ export class AcmeIssuer implements CertificateIssuer {
     if (!caa.allowed) {
       throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (${caa.found.join(', ')}) do not allow this CA to issue.`);
     }
-    await this.checkFailedValidations(hostname);
-    const client = await this.account();
     // An order an earlier try placed and did not see stored (its checker killed, the database away) is carried on:
     // a second order would have the CA issue the hostname a second certificate.
     const saved = await this.savedOrders.find(hostname, replacing);
+    return this.order(hostname, replacing, applicationId, saved && orderDirectory(saved, [this.directoryUrl]) ? saved : null);
+  }
+
+  /**
+   * The order after CAA allowed it: `saved` is an order this directory
+   * accepted for the same certificate (carried on instead of a new one).
+   * Throws AcmeBudgetWait as `issue` does, and DirectoryFailure when the CA
+   * fails at its side.
+   */
+  async order(hostname: string, replacing: string | null, applicationId: string, saved: SavedOrder | null): Promise<IssuedCertificate> {
+    await this.checkFailedValidations(hostname);
+    const client = await this.account();
     const resumed = saved ? await resumableOrder(client, saved.url) : null;
     const keyPem = resumed && saved ? saved.keyPem : (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
     const [, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, keyPem);
@@ -123,7 +148,7 @@ export class AcmeIssuer implements CertificateIssuer {
       };
       if (resumed) this.opts.onOrderResumed?.(hostname, resumed.status);
       const chain = await orderCertificate(client, request, resumed, (order) =>
-        this.savedOrders.save(hostname, replacing, order.url, keyPem, order.expires ? new Date(order.expires) : null));
+        this.savedOrders.save(hostname, replacing, order.url, keyPem, order.expires ? new Date(order.expires) : null, this.directoryUrl));
       // A resumed order is only as good as the saved row it came from: nothing but this hostname's certificate for this key is stored.
       const mismatch = certificateMismatch(chain, hostname, keyPem);
       if (mismatch) {
@@ -131,12 +156,15 @@ export class AcmeIssuer implements CertificateIssuer {
         throw new Error(`${mismatch}; the order is discarded and the next try places a new one`);
       }
       const info = acme.crypto.readCertificateInfo(chain);
-      return { pemChain: chain, keyPem, notBefore: info.notBefore, notAfter: info.notAfter };
+      return { pemChain: chain, keyPem, notBefore: info.notBefore, notAfter: info.notAfter, directoryUrl: this.directoryUrl };
     } catch (err) {
       const message = errorMessage(err);
-      // A validation that got only our own edge's "unavailable" answer says nothing about the hostname.
+      const said = `The ACME order for ${hostname} failed: ${message}`;
+      // The CA's own failure (down, 5xx, rate limit, account refused) was no validation of the hostname.
+      if (err instanceof AcmeUnavailable || err instanceof DirectoryFailure) throw new DirectoryFailure(this.directoryUrl, err.reason, said);
+      // A validation that got only our own edge's "unavailable" answer says nothing about the hostname either.
       if (failureCountsAgainstHostname(message, hostname)) await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
-      throw new IssuanceError('certificate_issuance_failed', `The ACME order for ${hostname} failed: ${message}`);
+      throw new IssuanceError('certificate_issuance_failed', said);
     }
   }
 
@@ -194,28 +222,44 @@ export class AcmeIssuer implements CertificateIssuer {
     return { window, reuseMs: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : ARI_DEFAULT_TTL_MS };
   }
 
+  /** The directory document, fetched once; a CA that does not answer with it fails with DirectoryFailure. */
   private fetchDirectory(): Promise<Directory> {
     this.directory ??= acme.axios.get<Directory>(this.opts.directoryUrl).then(
       (res) => res.data,
       (err: unknown) => {
         this.directory = null;
+        if (err instanceof AcmeUnavailable) throw new DirectoryFailure(this.directoryUrl, err.reason, `The ACME directory ${this.directoryUrl} could not be read: ${err.message}`);
         throw err;
       },
     );
     return this.directory;
   }
 
-  private async caaIdentities(): Promise<string[]> {
-    return (await this.fetchDirectory()).meta?.caaIdentities ?? [];
+  /** The CA's issuer domains for CAA (caa-identities.ts): the directory is read only when none is configured. */
+  async caaIdentities(): Promise<readonly string[]> {
+    const configured = this.opts.caaIdentities ?? null;
+    if (configured) return configured;
+    return caaIdentitiesOf(this.directoryUrl, null, (await this.fetchDirectory()).meta?.caaIdentities ?? null);
   }
 
-  /** The client, its account found or registered once: orders that start together wait for the same lookup. */
+  /**
+   * The client, its account found or registered once: orders that start together wait for the same lookup.
+   * A CA that refuses the account (or its External Account Binding) fails with DirectoryFailure.
+   */
   private account(): Promise<acme.Client> {
     this.client ??= this.loadAccount().catch((err: unknown) => {
       this.client = null;
       throw err;
     });
     return this.client;
+  }
+
+  /** The CA refused the account, or did not answer: what the check says. */
+  private accountFailure(err: unknown): DirectoryFailure {
+    const { eab } = this.opts;
+    const binding = eab ? ` with the External Account Binding of key id ${eab.kid} (check its HMAC key)` : '';
+    const reason = err instanceof AcmeUnavailable ? err.reason : CA_FAILURES.account;
+    return new DirectoryFailure(this.directoryUrl, reason, `The ACME account at ${this.directoryUrl} could not be found or registered${binding}: ${errorMessage(err)}`);
   }
 
   private async loadAccount(): Promise<acme.Client> {
@@ -233,8 +277,14 @@ export class AcmeIssuer implements CertificateIssuer {
         return created;
       });
     }
-    const client = new acme.Client({ directoryUrl: this.opts.directoryUrl, accountKey, backoffAttempts: 5, backoffMin: 500, backoffMax: 5000 });
-    await findOrRegisterAccount(client, this.opts.email);
+    const { eab } = this.opts;
+    const client = new acme.Client({
+      directoryUrl: this.opts.directoryUrl, accountKey, backoffAttempts: 5, backoffMin: 500, backoffMax: 5000,
+      ...(eab ? { externalAccountBinding: { kid: eab.kid, hmacKey: eab.hmacKey } } : {}),
+    });
+    await findOrRegisterAccount(client, this.opts.email).catch((err: unknown) => {
+      throw this.accountFailure(err);
+    });
     return client;
   }
 }

@@ -44,7 +44,10 @@ export function caaVerdict(name: string, records: readonly CaaRecord[], identiti
   return permitted ? { allowed: true } : { allowed: false, name, found: issue.map((value) => `issue "${value}"`) };
 }
 
-export async function checkCaa(resolver: Pick<Resolver, 'resolveCaa'>, hostname: string, identities: readonly string[]): Promise<CaaVerdict> {
+/** The CAA RRset that decides for the hostname and the name it was found at; null when there is none (any CA may issue). */
+export type ClosestCaa = { name: string; records: CaaRecord[] } | null;
+
+export async function closestCaaRecords(resolver: Pick<Resolver, 'resolveCaa'>, hostname: string): Promise<ClosestCaa> {
   const labels = hostname.split('.');
   // Climb to the parent until a CAA RRset exists; the TLD itself is not asked.
   for (let i = 0; i < labels.length - 1; i++) {
@@ -57,7 +60,15 @@ export async function checkCaa(resolver: Pick<Resolver, 'resolveCaa'>, hostname:
       throw err;
     }
     if (records.length === 0) continue;
-    return caaVerdict(name, records, identities);
+    return { name, records };
   }
-  return { allowed: true };
+  return null;
+}
+
+/** The decision for `identities` on what closestCaaRecords found. */
+export const caaVerdictOn = (closest: ClosestCaa, identities: readonly string[]): CaaVerdict =>
+  closest ? caaVerdict(closest.name, closest.records, identities) : { allowed: true };
+
+export async function checkCaa(resolver: Pick<Resolver, 'resolveCaa'>, hostname: string, identities: readonly string[]): Promise<CaaVerdict> {
+  return caaVerdictOn(await closestCaaRecords(resolver, hostname), identities);
 }
