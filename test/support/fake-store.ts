@@ -8,7 +8,7 @@ import {
   UNIQUE_CONSTRAINTS, UniqueViolation, windowOf,
   type ApplicationRow, type ApplicationsRepository, type CheckRow, type DataStore, type DomainListFilter, type DomainRow,
   type DomainsRepository, type NewApplicationRow, type OutboxMessage, type OutboxRepository, type OutboxRow, type RateCountersRepository,
-  type RegisterOutcome, type Repositories, type WebhookAttemptResult, type WebhookAttemptRow, type WebhookDeliveriesRepository,
+  type RegisterOutcome, type Repositories, type WebhookAttemptResult, type WebhookAttemptRow, type WebhookDeliveriesRepository, type WebhookDeliveryQueueRepository,
   type WebhookDeliveryFilter, type WebhookDeliveryRow, type WebhookSecretRow, type WebhookSubscriptionRow, type WebhookSubscriptionsRepository,
 } from '@cds/data';
 
@@ -270,6 +270,13 @@ class FakeWebhookDeliveries implements WebhookDeliveriesRepository {
   async countPending(applicationId: string) {
     return this.t.deliveries.filter((d) => d.applicationId === applicationId && d.state === 'pending').length;
   }
+  async attemptsOf(deliveryId: string) {
+    return this.t.attempts.filter((a) => a.deliveryId === deliveryId).sort((a, b) => a.attempt - b.attempt);
+  }
+}
+
+class FakeWebhookDeliveryQueue implements WebhookDeliveryQueueRepository {
+  constructor(private readonly t: FakeTables) {}
   async claimDue(now: Date, limit: number, leaseId: string, leaseUntil: Date) {
     const due = this.t.deliveries.filter((d) => d.state === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= now).slice(0, limit);
     for (const d of due) Object.assign(d, { leaseId, nextAttemptAt: leaseUntil });
@@ -291,9 +298,6 @@ class FakeWebhookDeliveries implements WebhookDeliveriesRepository {
       written.push(delivery.id);
     }
     return written;
-  }
-  async attemptsOf(deliveryId: string) {
-    return this.t.attempts.filter((a) => a.deliveryId === deliveryId).sort((a, b) => a.attempt - b.attempt);
   }
   async releaseLeases(leases: Array<{ deliveryId: string; leaseId: string }>, at: Date) {
     for (const { deliveryId, leaseId } of leases) {
@@ -337,6 +341,7 @@ export function fakeStore(seed: Partial<FakeTables> = {}): FakeStore {
       rateCounters: new FakeRateCounters(tables),
       webhookSubscriptions: new FakeWebhookSubscriptions(tables),
       webhookDeliveries: new FakeWebhookDeliveries(tables),
+      webhookDeliveryQueue: new FakeWebhookDeliveryQueue(tables),
       credentials: notFaked('credentials'),
       idempotency: notFaked('idempotency'),
       settings: notFaked('settings'),

@@ -43,9 +43,16 @@ function runRender(args: string[], input?: string): { status: number | null; std
 
 const valueArgs = (files: readonly string[]) => files.flatMap((f) => ['-f', path.resolve(CHART, f)]);
 
+/** Writes a values file of `text` in a directory of its own under the system's temp directory; its path. */
+export function writeValues(text: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'cds-values-')), 'values.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
 /** `helm template` of the chart with these values files (relative to the chart); throws with the tool's message on failure. */
-export function renderChart(valueFiles: readonly string[], release = 'release'): RenderedObject[] {
-  const result = runRender(['-chart', CHART, '-release', release, '-json', ...valueArgs(valueFiles)]);
+export function renderChart(valueFiles: readonly string[], release = 'release', namespace = 'default'): RenderedObject[] {
+  const result = runRender(['-chart', CHART, '-release', release, '-namespace', namespace, '-json', ...valueArgs(valueFiles)]);
   if (result.status !== 0) throw new Error(`chart render failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as RenderedObject[];
 }

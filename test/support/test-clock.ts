@@ -1,6 +1,7 @@
 // A clock for code that takes `now`: it follows real time but can jump forward
 // to the start of a rate window, so a test that counts requests in one window
-// starts a fresh one instead of sleeping until the next boundary.
+// starts a fresh one instead of sleeping until the next boundary, or by a few
+// milliseconds, so two writes get distinct timestamps without a sleep.
 
 export class TestClock {
   private offsetMs = 0;
@@ -10,6 +11,12 @@ export class TestClock {
 
   /** The shifted time in epoch milliseconds (the edge's proxied-request limiter). */
   readonly epochMs = (): number => Date.now() + this.offsetMs;
+
+  /** Jumps `ms` forward: whatever is stamped next is at least `ms` later than anything stamped before. */
+  advance(ms: number): Date {
+    this.offsetMs += ms;
+    return this.now();
+  }
 
   /**
    * Jumps to the start of the next `windowSeconds` window aligned to the epoch,

@@ -6,6 +6,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'pg';
+import { ROUTING_KEYS } from '@cds/core';
 import { classifyOrders } from './acme-orders';
 import { ApiClients } from './api-client';
 import { EDGE_TARGET, startDeployment, type Deployment } from './deployment';
@@ -534,7 +535,7 @@ export async function runSystemTest(seed: number, options: RunOptions = DEFAULT_
     domainsResult.ok = domainsResult.problems.length === 0;
 
     const appIds = new Map(apps.map((a) => [a.id, a.slug]));
-    const emitted = (await pool.query<{ payload: string }>("SELECT payload FROM outbox WHERE routing_key = 'event.emitted'")).rows.map((row) =>
+    const emitted = (await pool.query<{ payload: string }>('SELECT payload FROM outbox WHERE routing_key = $1', [ROUTING_KEYS.eventEmitted])).rows.map((row) =>
       JSON.parse(row.payload) as { event_id: string; application_id: string; type: string; created_at: string; data?: { domain?: { hostname?: string } } });
     const events = emitted.map((payload) => ({ id: payload.event_id, application: appIds.get(payload.application_id) ?? payload.application_id }));
     const domainEvents: DomainEventRecord[] = emitted.map((payload) => ({

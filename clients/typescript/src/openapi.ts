@@ -2397,7 +2397,7 @@ export interface operations {
                         certificate: {
                             /** @enum {string} */
                             issuer: "acme" | "internal";
-                            /** @description The ACME directory (ACME_DIRECTORY_URL) of an `acme` certificate; null for `internal` */
+                            /** @description The ACME directory that issued an `acme` certificate (one of ACME_DIRECTORY_URL); null for `internal` */
                             directory_url: string | null;
                             /** @description The leaf's serial number, lowercase hex; null when the stored chain cannot be read */
                             serial: string | null;

@@ -4,6 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookEvent } from './resources';
 
+/** The service's WEBHOOK_HEADERS.signature (libs/core header-names), written out: this package stands alone. */
 export const SIGNATURE_HEADER = 'x-custom-domain-signature';
 /** The contract's tolerance between `t` and the receiver's clock. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;

@@ -3,7 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 
-export const ASSERTION_HEADER = 'x-custom-domain-assertion';
 export const ASSERTION_ISSUER = 'custom-domain-service';
 export const ASSERTION_TTL_SECONDS = 300;
 export const ASSERTION_KID_PREFIX = 'ak_';

@@ -24,6 +24,9 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(API_KEY_RANDOM_LENGTH);
 }
 
+/** Settings key holding the SHA-256 (hex) of the operator token set through the API. */
+export const OPERATOR_TOKEN_SETTING = 'operator_token_sha256';
+
 /** What is stored of a bearer secret (API keys, the operator token): hex SHA-256; lookups go by it. */
 export function secretHash(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');

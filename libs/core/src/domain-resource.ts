@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { dnsRecords, type DnsRecord, type EdgeRouting } from './dns-records';
 import { CHECK_TYPES, type CheckStatus, type CheckType, type DomainStatus, type EventType } from './domain-status';
+import type { EventEmittedPayload } from './messages';
 import { eventTimestamp, isoTimestamp } from './time';
 
 /** The fields of a stored domain the resource needs (DomainRow fits). */
@@ -31,19 +32,20 @@ export interface CheckState {
 }
 
 export interface CheckResource {
-  type: string;
-  status: string;
+  type: CheckType;
+  status: CheckStatus;
   error_code: string | null;
   message: string | null;
   observed_at: string | null;
   next_check_at: string | null;
 }
 
+/** The Domain resource of the contract; domain-resource.schema.ts is its joi schema. */
 export interface DomainResource {
   id: string;
   hostname: string;
   reference: string;
-  status: string;
+  status: DomainStatus;
   dns_records: DnsRecord[];
   checks: CheckResource[];
   metadata: Record<string, unknown>;
@@ -53,7 +55,7 @@ export interface DomainResource {
   deleted_at: string | null;
 }
 
-function toCheckResource(type: string, row: CheckState | undefined): CheckResource {
+function toCheckResource(type: CheckType, row: CheckState | undefined): CheckResource {
   if (!row) return { type, status: 'pending', error_code: null, message: null, observed_at: null, next_check_at: null };
   return {
     type,
@@ -83,6 +85,6 @@ export function toDomainResource(domain: DomainState, checks: readonly CheckStat
 }
 
 /** Payload of an `event.emitted` message: the webhook event body plus its application. */
-export function domainEvent(type: EventType, applicationId: string, domain: DomainResource, at: Date) {
+export function domainEvent(type: EventType, applicationId: string, domain: DomainResource, at: Date): EventEmittedPayload {
   return { event_id: randomUUID(), type, application_id: applicationId, created_at: eventTimestamp(at), data: { domain } };
 }

@@ -69,6 +69,15 @@ export class AppError extends Error {
   }
 }
 
+/** The contract's error envelope: what an AppError is answered as. */
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details: ErrorDetails };
+}
+
+export function errorBody(err: AppError): ErrorEnvelope {
+  return { error: { code: err.code, message: err.message, details: err.details } };
+}
+
 /** One entry of `details.errors` in a `validation_error`. */
 export interface ValidationIssue {
   location: 'body' | 'query' | 'header' | 'path';

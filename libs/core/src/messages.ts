@@ -2,6 +2,7 @@
 // keys, the queues that consume them, and each payload's type. These are the
 // only place the names are written; libs/messaging's catalog holds the joi
 // schema of each payload and is checked against these types.
+import type { DomainResource } from './domain-resource';
 import type { EventType } from './domain-status';
 
 export const ROUTING_KEYS = {
@@ -44,8 +45,8 @@ export interface EventEmittedPayload {
   application_id: string;
   /** ISO 8601 with offset, written `+00:00` (the webhook body's `created_at`). */
   created_at: string;
-  /** The domain resource as GET /v1/domains/{id} shows it (core's DomainResource); the catalog checks only that it is an object. */
-  data: { domain: object };
+  /** The domain resource as GET /v1/domains/{id} shows it; the catalog checks it against domainResourceSchema. */
+  data: { domain: DomainResource };
 }
 
 export interface DomainChangedPayload {

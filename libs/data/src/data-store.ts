@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { parseDatabaseUrl } from '@cds/core';
 import type { Logger } from '@cds/logging';
 import { DataSource, MigrationExecutor, type DataSourceOptions, type EntityManager, type QueryRunner } from 'typeorm';
 import type { DataStore, Repositories } from './data-store.types';
-import { parseDatabaseUrl, postgresConnection, type DatabaseKind, type DatabaseTarget } from './database-url';
+import { postgresConnection, type DatabaseKind, type DatabaseTarget } from './database-url';
 import { entitySchemas } from './entities';
 import { MIGRATIONS } from './migrations';
 import { Mutex } from './mutex';
@@ -17,6 +18,8 @@ export interface DataStoreOptions {
   logger?: Logger;
   /** PostgreSQL connection pool size (default 10). */
   poolSize?: number;
+  /** PostgreSQL: PEM certificates of the CAs trusted for the server's certificate, instead of node's (DATABASE_CA_BUNDLE). */
+  ca?: string;
   /**
    * PostgreSQL: give up connecting, and waiting for an answer, after these many
    * milliseconds (default: wait as long as the network does). A service that
@@ -39,7 +42,7 @@ export interface DataStoreOptions {
 
 const SQLITE_BUSY_TIMEOUT_MS = 5000;
 const MEMORY = ':memory:';
-/** Advisory lock key held while migrating ("cds" + 0). */
+/** Advisory lock key held by the transaction that migrates ("cds" + 0). */
 const MIGRATION_LOCK_KEY = 0x63647300;
 
 // TypeORM's better-sqlite3 driver has ONE connection and one query runner, so units of work
@@ -58,7 +61,8 @@ function releaseFileMutex(file: string): void {
   if (entry && --entry.stores === 0) sqliteMutexes.delete(file);
 }
 
-function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): DataSourceOptions {
+/** TypeORM's options for the store; exported for the test of what reaches the driver. */
+export function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): DataSourceOptions {
   const common = {
     entities: entitySchemas(target.kind),
     migrations: MIGRATIONS,
@@ -68,9 +72,10 @@ function dataSourceOptions(target: DatabaseTarget, opts: DataStoreOptions): Data
   } as const;
   if (target.kind === 'postgres') {
     // The isolation level is set once per connection, so a transaction needs no SET TRANSACTION round trip to be sure of it.
-    const { url, options } = postgresConnection(target.url);
+    const { url, options, ssl } = postgresConnection(target.url, opts.ca);
     const extra = {
       options: opts.readOnly ? `${options} -c default_transaction_read_only=on` : options,
+      ...(ssl === undefined ? {} : { ssl }),
       ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
       ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
     };
@@ -167,18 +172,34 @@ class TypeOrmDataStore implements DataStore {
   }
 
   /**
-   * PostgreSQL: a session advisory lock on the connection that runs the migrations,
-   * so replicas (or a Helm Job and a service) starting together migrate one at a time.
-   * SQLite is already serialized by the mutex.
+   * PostgreSQL: one transaction that first takes a transaction-level advisory
+   * lock, then reads which migrations are applied and applies the others, so
+   * replicas (or a Helm Job and a service) starting together migrate one at a
+   * time and the second finds nothing left to do. A transaction keeps one
+   * server connection even behind PgBouncer in transaction mode, where a
+   * session lock would be taken on one server connection, released on another
+   * and leak. A failed migration rolls back every migration of the run.
+   * SQLite is already serialized by the mutex; each migration has its own transaction.
    */
   private async withMigrationLock<T>(work: (queryRunner: QueryRunner) => Promise<T>): Promise<T> {
     const queryRunner = this.dataSource.createQueryRunner();
-    const locked = this.kind === 'postgres';
+    if (this.kind !== 'postgres') {
+      try {
+        return await work(queryRunner);
+      } finally {
+        await queryRunner.release();
+      }
+    }
     try {
-      if (locked) await queryRunner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
-      return await work(queryRunner);
+      await queryRunner.startTransaction();
+      await queryRunner.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+      const result = await work(queryRunner);
+      await queryRunner.commitTransaction();
+      return result;
+    } catch (err) {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw err;
     } finally {
-      if (locked) await queryRunner.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).catch(() => undefined);
       await queryRunner.release();
     }
   }

@@ -20,6 +20,7 @@ import type { RateCountersRepository } from './repositories/rate-counters.types'
 import type { SettingsRepository } from './repositories/settings.types';
 import type { TrafficRepository } from './repositories/traffic.types';
 import type { WebhookDeliveriesRepository } from './repositories/webhook-deliveries.types';
+import type { WebhookDeliveryQueueRepository } from './repositories/webhook-delivery-queue.types';
 import type { WebhookSubscriptionsRepository } from './repositories/webhook-subscriptions.types';
 
 /** Repositories bound to one unit of work (a transaction, or the plain connection for reads). */
@@ -37,6 +38,7 @@ export interface Repositories {
   traffic: TrafficRepository;
   webhookSubscriptions: WebhookSubscriptionsRepository;
   webhookDeliveries: WebhookDeliveriesRepository;
+  webhookDeliveryQueue: WebhookDeliveryQueueRepository;
   checkRuns: CheckRunsRepository;
   certificates: CertificatesRepository;
   acmeChallenges: AcmeChallengesRepository;

@@ -1,31 +1,61 @@
-export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
-export type DatabaseKind = DatabaseTarget['kind'];
+// The grammar of DATABASE_URL is libs/core's (parseDatabaseUrl); its kinds are
+// re-exported for the data library's files.
+import { namesCertificateFiles, postgresSslMode, type PostgresSslMode } from '@cds/core';
 
-/** Same grammar as DATABASE_URL in libs/config: `postgres(ql)://…`, or `sqlite:<path>` / `sqlite://<path>` (relative to the working directory). */
-export function parseDatabaseUrl(url: string): DatabaseTarget {
-  if (url.startsWith('sqlite:')) {
-    const rest = url.slice('sqlite:'.length);
-    const path = rest.startsWith('//') ? rest.slice(2) : rest;
-    if (path !== '') return { kind: 'sqlite', path };
-  } else if (/^postgres(ql)?:\/\//.test(url) && URL.canParse(url)) {
-    return { kind: 'postgres', url };
-  }
-  throw new Error('Database URL must be postgres://…, postgresql://… or sqlite:<path>.');
-}
+export type { DatabaseKind, DatabaseTarget } from '@cds/core';
 
 /** Every transaction runs at READ COMMITTED whatever the database's default (set once per connection). */
 const READ_COMMITTED = '-c default_transaction_isolation=read\\ committed';
 
+/** pg's own TLS parameters: in the URL they would replace the TLS options given beside it. */
+const TLS_PARAMS = ['sslmode', 'ssl', 'uselibpqcompat'] as const;
+
+/** The TLS options handed to pg: false for none, or node:tls options (`ca` replaces node's CAs). */
+export type PostgresTls = false | { ca?: string; rejectUnauthorized?: boolean; checkServerIdentity?: () => undefined };
+
+export interface PostgresConnection {
+  url: string;
+  options: string;
+  /** Absent: the URL alone decides (no TLS parameter, or certificate files pg reads itself). */
+  ssl?: PostgresTls;
+}
+
 /**
- * The URL and startup `options` of a PostgreSQL connection. pg lets an
- * `options` parameter in the URL replace the one in the configuration, so one
- * given there is moved out of the URL and put before ours: the operator's
- * settings are kept, and the isolation level the data layer relies on wins.
+ * The TLS options of each sslmode. pg would take `require` (and `prefer`,
+ * `verify-ca`) for `verify-full`; here `verify-ca` checks the chain without
+ * the host name, as libpq does, for servers whose certificate does not name
+ * the address the service connects to.
  */
-export function postgresConnection(url: string): { url: string; options: string } {
+function tlsOptions(mode: PostgresSslMode, ca: string | undefined): PostgresTls {
+  const trusted = ca === undefined ? {} : { ca };
+  switch (mode) {
+    case 'disable':
+      return false;
+    case 'no-verify':
+      return { rejectUnauthorized: false };
+    case 'verify-ca':
+      return { ...trusted, checkServerIdentity: () => undefined };
+    default:
+      return trusted;
+  }
+}
+
+/**
+ * The URL, startup `options` and TLS options of a PostgreSQL connection. pg lets
+ * an `options` parameter in the URL replace the one in the configuration, so
+ * one given there is moved out of the URL and put before ours: the operator's
+ * settings are kept, and the isolation level the data layer relies on wins.
+ * Likewise its TLS parameters (sslmode, ssl) would replace the `ssl` option that
+ * carries `ca` (DATABASE_CA_BUNDLE): they are moved out and turned into it. A
+ * CA without an sslmode means `verify-full`.
+ */
+export function postgresConnection(url: string, ca?: string): PostgresConnection {
   const parsed = new URL(url);
   const given = parsed.searchParams.get('options');
-  if (given === null) return { url, options: READ_COMMITTED };
+  const options = given === null || given.trim() === '' ? READ_COMMITTED : `${given.trim()} ${READ_COMMITTED}`;
   parsed.searchParams.delete('options');
-  return { url: parsed.toString(), options: given.trim() === '' ? READ_COMMITTED : `${given.trim()} ${READ_COMMITTED}` };
+  const mode = postgresSslMode(url) ?? (ca === undefined ? null : 'verify-full');
+  if (mode === null || namesCertificateFiles(url)) return { url: given === null ? url : parsed.toString(), options };
+  for (const name of TLS_PARAMS) parsed.searchParams.delete(name);
+  return { url: parsed.toString(), options, ssl: tlsOptions(mode, ca) };
 }

@@ -18,14 +18,11 @@ export type * from './repositories/rate-counters.types';
 export type * from './repositories/settings.types';
 export type * from './repositories/traffic.types';
 export type * from './repositories/webhook-deliveries.types';
+export type * from './repositories/webhook-delivery-queue.types';
 export type * from './repositories/webhook-subscriptions.types';
 export { createDataStore, type DataStoreOptions } from './data-store';
 export type * from './housekeeping/housekeeping.types';
-export {
-  createHousekeeping, startHousekeeping,
-  type DeletedRows, type Housekeeping, type HousekeepingOptions, type HousekeepingOutcome, type HousekeepingReport, type PruneStatementEvent,
-} from './housekeeping/housekeeping-runner';
-export { HOUSEKEEPING_LEASE_KEY, LeaseLostError } from './housekeeping/housekeeping-lease';
+export { HOUSEKEEPING_LEASE_KEY, HousekeepingLeaseKeeper, LeaseLostError, type LeaseAttempt, type LeaseClaim } from './housekeeping/housekeeping-lease';
 export { NestedUnitOfWorkError, UniqueViolation, UNIQUE_CONSTRAINTS, type UniqueConstraint } from './errors';
 export { outboxSource } from './outbox-source';
 export { pendingDelivery, type PendingDeliveryFields } from './pending-delivery';

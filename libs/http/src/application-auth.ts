@@ -1,9 +1,8 @@
 import type { RequestHandler, Request } from 'express';
-import { AppError, secretHash, looksLikeApiKey, rateLimited } from '@cds/core';
+import { AppError, secretHash, looksLikeApiKey, rateLimited, secondsUntil, windowState } from '@cds/core';
 import { windowOf, type ApplicationRow, type CredentialRow, type DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
 import { countFailure, FAILURE_WINDOW_SECONDS } from './failure-throttle';
-import { secondsUntil, windowState } from './fixed-window';
 
 export interface ApplicationPrincipal {
   application: ApplicationRow;

@@ -1,15 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, validationError, type ErrorCode } from '@cds/core';
+import { AppError, errorBody, validationError, type ErrorCode } from '@cds/core';
 import { isDatabaseUnavailable } from '@cds/data';
-import type { Logger } from 'winston';
+import type { Logger } from '@cds/logging';
 
 /** Seconds a client waits before retrying while the database cannot be reached (a restart takes a few). */
 export const DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
-/** The contract's error envelope. */
-export function errorBody(err: AppError): { error: { code: string; message: string; details: Record<string, unknown> } } {
-  return { error: { code: err.code, message: err.message, details: err.details } };
-}
 
 // A path id is "not a uuid" when it is not even valid percent-encoding; the
 // collection before it names the resource's not-found code.
@@ -65,23 +60,24 @@ function toAppError(err: unknown, path: string): AppError | null {
   return null;
 }
 
+/** Every line it logs names the request as `request_id`, the id the answer's X-Request-Id gave the client. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err, req.originalUrl);
     if (res.headersSent) {
-      logger.error('error after headers were sent', { requestId: req.requestId, error: String(err) });
+      logger.error('error after headers were sent', { request_id: req.requestId, error: String(err) });
       res.destroy();
       return;
     }
     if (appError) {
       if (appError.code === 'service_unavailable' && !(err instanceof AppError)) {
-        logger.warn('database unavailable', { requestId: req.requestId, error: err instanceof Error ? err.message : String(err) });
+        logger.warn('database unavailable', { request_id: req.requestId, error: err instanceof Error ? err.message : String(err) });
       }
       for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
       res.status(appError.status).json(errorBody(appError));
       return;
     }
-    logger.error('unhandled error', { requestId: req.requestId, error: err instanceof Error ? err.stack : String(err) });
+    logger.error('unhandled error', { request_id: req.requestId, error: err instanceof Error ? err.stack : String(err) });
     const internal = new AppError('internal_error', `Internal error; quote request id ${req.requestId ?? 'unknown'} when reporting it.`);
     res.status(500).json(errorBody(internal));
   };

@@ -1,5 +1,5 @@
+import { secondsUntil } from '@cds/core';
 import type { RateCountersRepository } from '@cds/data';
-import { peekWindow, secondsUntil } from './fixed-window';
 
 /**
  * The invalid-credential throttles (operator token and /v1 credentials).
@@ -36,8 +36,8 @@ export interface ThrottleVerdict {
  * a refusal here is the one `countFailure` would give.
  */
 export async function peekThrottle(counters: RateCountersRepository, key: string, limit: number, now: Date): Promise<ThrottleVerdict> {
-  const window = await peekWindow(counters, key, limit, FAILURE_WINDOW_SECONDS, now);
-  return { admitted: window.allowed, retryAfterSeconds: window.resetSeconds };
+  const { count, resetAt } = await counters.peek(key, FAILURE_WINDOW_SECONDS, now);
+  return { admitted: count < limit, retryAfterSeconds: secondsUntil(resetAt, now) };
 }
 
 /** After a failed check: counts the failure and admits its answer when fewer than `limit` failures came before it. */

@@ -4,7 +4,6 @@ export * from './json-body';
 export * from './client-address';
 export * from './validate';
 export * from './route-spec';
-export * from './fixed-window';
 export * from './application-auth';
 export * from './operator-auth';
 export * from './access-log';

@@ -1,12 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Request } from 'express';
-import { AppError, cidrMatcher, rateLimited, secretHash } from '@cds/core';
+import { AppError, cidrMatcher, OPERATOR_TOKEN_SETTING, rateLimited, secretHash } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { clientAddress } from './client-address';
 import { countFailure, peekThrottle } from './failure-throttle';
-
-/** Settings key holding the SHA-256 (hex) of the operator token set through the API. */
-export const OPERATOR_TOKEN_SETTING = 'operator_token_sha256';
 
 export interface OperatorAuthOptions {
   store: DataStore;

@@ -39,8 +39,12 @@ function nulIssues(query: unknown): ValidationIssue[] {
     .map(([field]) => ({ location: 'query', field, message: 'must not contain the NUL character', type: 'string.nul' }));
 }
 
-/** Validates one part of a request; throws `validation_error` listing every problem. */
-export function parseInput<T>(schema: Joi.Schema, value: unknown, location: InputLocation): T {
+/**
+ * Validates one part of a request; throws `validation_error` listing every
+ * problem. The answer is typed by the schema (`Joi.object<T, true>`), defaults
+ * applied: what passes here is a T.
+ */
+export function parseInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, location: InputLocation): T {
   const result = schema.validate(value, OPTIONS[location]);
   const errors: ValidationIssue[] = (result.error?.details ?? []).map((d) => ({
     location,
@@ -51,6 +55,11 @@ export function parseInput<T>(schema: Joi.Schema, value: unknown, location: Inpu
   if (location === 'body') errors.push(...protoKeyIssues(value));
   // Unknown parameters are stripped from the result (and ignored), so only known ones are looked at.
   if (location === 'query') errors.push(...nulIssues(result.value));
-  if (errors.length > 0) throw validationError(errors);
-  return result.value as T;
+  if (result.error || errors.length > 0) throw validationError(errors);
+  return result.value;
+}
+
+/** A body the route may go without: absent (no JSON body sent) it is undefined, as joi leaves it; present it must pass. */
+export function parseOptionalBody<T>(schema: Joi.ObjectSchema<T>, value: unknown): T | undefined {
+  return value === undefined ? undefined : parseInput(schema, value, 'body');
 }

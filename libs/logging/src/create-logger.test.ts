@@ -22,14 +22,14 @@ function capture(level: string) {
 describe('createLogger', () => {
   it('writes one JSON line with timestamp, level, service and message', async () => {
     const { logger, lines } = capture('info');
-    logger.info('domain created', { domainId: 'd1' });
+    logger.info('domain created', { domain_id: 'd1' });
     expect(await lines()).toEqual([
       {
         timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         level: 'info',
         service: 'api',
         message: 'domain created',
-        domainId: 'd1',
+        domain_id: 'd1',
       },
     ]);
   });
@@ -65,12 +65,12 @@ describe('createLogger', () => {
 
   it('child loggers add the request id to every line', async () => {
     const { logger, lines } = capture('info');
-    const child = childLogger(logger, { requestId: 'req-1' });
+    const child = childLogger(logger, { request_id: 'req-1' });
     child.info('handled', { status: 200 });
-    logger.child({ requestId: 'req-2', token: 'abc' }).info('raw winston child');
+    logger.child({ request_id: 'req-2', token: 'abc' }).info('raw winston child');
     expect(await lines()).toEqual([
-      expect.objectContaining({ service: 'api', requestId: 'req-1', message: 'handled', status: 200 }),
-      expect.objectContaining({ service: 'api', requestId: 'req-2', token: REDACTED }),
+      expect.objectContaining({ service: 'api', request_id: 'req-1', message: 'handled', status: 200 }),
+      expect.objectContaining({ service: 'api', request_id: 'req-2', token: REDACTED }),
     ]);
   });
 
@@ -86,23 +86,23 @@ describe('createLogger', () => {
       };
       return { stream, text };
     }
-    const READABLE = /^\d\d:\d\d:\d\d\.\d{3} info {2}api domain created domainId=d1 secret=\[redacted\]\n$/;
+    const READABLE = /^\d\d:\d\d:\d\d\.\d{3} info {2}api domain created domain_id=d1 secret=\[redacted\]\n$/;
     const ESC = '\x1b';
 
     it('auto: readable and coloured on a terminal, JSON elsewhere', async () => {
       const terminal = output(true);
-      createLogger({ service: 'api', level: 'info', stream: terminal.stream }).info('domain created', { domainId: 'd1' });
+      createLogger({ service: 'api', level: 'info', stream: terminal.stream }).info('domain created', { domain_id: 'd1' });
       const coloured = await terminal.text();
       expect(coloured.startsWith(`${ESC}[2m`)).toBe(true);
       expect(coloured).toContain(`${ESC}[0m ${ESC}[32minfo ${ESC}[0m api domain created `);
       const pipe = output(false);
-      createLogger({ service: 'api', level: 'info', stream: pipe.stream, format: 'auto' }).info('domain created', { domainId: 'd1' });
-      expect(JSON.parse(await pipe.text())).toMatchObject({ level: 'info', service: 'api', message: 'domain created', domainId: 'd1' });
+      createLogger({ service: 'api', level: 'info', stream: pipe.stream, format: 'auto' }).info('domain created', { domain_id: 'd1' });
+      expect(JSON.parse(await pipe.text())).toMatchObject({ level: 'info', service: 'api', message: 'domain created', domain_id: 'd1' });
     });
 
     it('colour false (NO_COLOR): readable lines without escape codes, secrets still redacted', async () => {
       const terminal = output(true);
-      createLogger({ service: 'api', level: 'info', stream: terminal.stream, colour: false }).info('domain created', { domainId: 'd1', secret: 's' });
+      createLogger({ service: 'api', level: 'info', stream: terminal.stream, colour: false }).info('domain created', { domain_id: 'd1', secret: 's' });
       const text = await terminal.text();
       expect(text).toMatch(READABLE);
       expect(text).not.toContain(ESC);
@@ -110,13 +110,13 @@ describe('createLogger', () => {
 
     it('pretty is readable even in a pipe, without colour; json is JSON even on a terminal', async () => {
       const pipe = output(false);
-      createLogger({ service: 'api', level: 'info', stream: pipe.stream, format: 'pretty' }).info('domain created', { domainId: 'd1', secret: 's' });
+      createLogger({ service: 'api', level: 'info', stream: pipe.stream, format: 'pretty' }).info('domain created', { domain_id: 'd1', secret: 's' });
       const text = await pipe.text();
       expect(text).toMatch(READABLE);
       expect(text).not.toContain(ESC);
       const terminal = output(true);
-      createLogger({ service: 'api', level: 'info', stream: terminal.stream, format: 'json' }).info('domain created', { domainId: 'd1' });
-      expect(JSON.parse(await terminal.text())).toMatchObject({ message: 'domain created', domainId: 'd1' });
+      createLogger({ service: 'api', level: 'info', stream: terminal.stream, format: 'json' }).info('domain created', { domain_id: 'd1' });
+      expect(JSON.parse(await terminal.text())).toMatchObject({ message: 'domain created', domain_id: 'd1' });
     });
   });
 });

@@ -87,8 +87,8 @@ export function createLogger(opts: CreateLoggerOptions): winston.Logger {
   });
 }
 
-/** A logger that adds fields (e.g. `requestId`) to every line it writes. */
-export function childLogger(logger: Logger, fields: { readonly requestId?: string; readonly [key: string]: unknown }): Logger {
+/** A logger that adds fields (e.g. `request_id`) to every line it writes. */
+export function childLogger(logger: Logger, fields: { readonly request_id?: string; readonly [key: string]: unknown }): Logger {
   if (logger instanceof winston.Logger) return logger.child(fields);
   const withFields = (meta?: object): object => ({ ...fields, ...meta });
   return {

@@ -6,8 +6,8 @@ const plain = { colour: false };
 
 describe('prettyLine', () => {
   it('writes time, level, service and message, then the fields as key=value', () => {
-    const line = prettyLine({ timestamp: AT, level: 'info', service: 'checker', message: 'domain ready', domainId: 'd1', checks: 4, served: true }, plain);
-    expect(line).toBe('09:05:07.042 info  checker domain ready domainId=d1 checks=4 served=true');
+    const line = prettyLine({ timestamp: AT, level: 'info', service: 'checker', message: 'domain ready', domain_id: 'd1', checks: 4, served: true }, plain);
+    expect(line).toBe('09:05:07.042 info  checker domain ready domain_id=d1 checks=4 served=true');
   });
 
   it('quotes values with spaces, quotes, = or control characters, and only those', () => {

@@ -16,7 +16,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './bus';
-import { errorMessage, type Message } from '@cds/core';
+import { backoffDelayMs, errorMessage, type Message } from '@cds/core';
 import { silentLogger, type Logger } from '@cds/logging';
 import { BUS_HEADERS, DEFAULT_EXCHANGE, declareExchange, declareSubscription, queueNames, type QueueNames } from './amqp-topology';
 import { catalogEntry, serviceQueues, validateMessage } from './catalog';
@@ -36,6 +36,8 @@ export interface AmqpBusOptions {
   reconnectDelayMs?: { initial: number; max: number };
   /** Shown by `rabbitmqctl list_connections`. */
   connectionName?: string;
+  /** amqps: PEM certificates of the CAs trusted for the broker's certificate, instead of node's (AMQP_CA_BUNDLE). */
+  ca?: string;
 }
 
 type State = 'idle' | 'connecting' | 'connected' | 'closed';
@@ -73,6 +75,7 @@ export class AmqpBus implements Bus {
   private readonly publishTimeoutMs: number;
   private readonly reconnectDelay: { initial: number; max: number };
   private readonly connectionName: string;
+  private readonly ca: string | undefined;
 
   private state: State = 'idle';
   private link: Link | null = null;
@@ -91,6 +94,7 @@ export class AmqpBus implements Bus {
     this.publishTimeoutMs = opts.publishTimeoutMs ?? 10_000;
     this.reconnectDelay = opts.reconnectDelayMs ?? { initial: 200, max: 10_000 };
     this.connectionName = opts.connectionName ?? `custom-domains ${os.hostname()} ${process.pid}`;
+    this.ca = opts.ca;
   }
 
   /** First connection: rejects if the broker cannot be reached (start-up fails loudly). */
@@ -103,6 +107,22 @@ export class AmqpBus implements Bus {
       this.state = 'closed';
       throw err;
     }
+  }
+
+  /**
+   * First connection in the background: until the broker answers it is retried
+   * like a lost one, publish rejects and subscriptions wait to be attached. For
+   * a service that has work to do without the broker (the API's outbox keeps
+   * every message meanwhile).
+   */
+  connectInBackground(): void {
+    if (this.state !== 'idle') throw new Error('AmqpBus.connect() is called once');
+    this.state = 'connecting';
+    this.runEstablish().catch((err: unknown) => {
+      if (this.state === 'closed') return;
+      this.logger.warn('cannot reach the message broker yet, retrying', { error: errorMessage(err) });
+      this.scheduleReconnect();
+    });
   }
 
   healthy(): boolean {
@@ -188,7 +208,7 @@ export class AmqpBus implements Bus {
 
   /** Opens a connection, declares the exchange and attaches every subscription; then goes live. */
   private async establish(): Promise<void> {
-    const conn = await amqp.connect(this.url, { clientProperties: { connection_name: this.connectionName } });
+    const conn = await amqp.connect(this.url, { clientProperties: { connection_name: this.connectionName }, ...(this.ca === undefined ? {} : { ca: [this.ca] }) });
     conn.on('error', (err: Error) => this.logger.warn('amqp connection error', { error: err.message }));
     conn.on('close', () => {
       this.closedConnections.add(conn);
@@ -342,8 +362,8 @@ export class AmqpBus implements Bus {
 
   private scheduleReconnect(): void {
     const { initial, max } = this.reconnectDelay;
-    const base = Math.min(initial * 2 ** this.reconnectAttempt, max);
-    const delay = Math.round(Math.min(base * (0.75 + Math.random() * 0.5), max));
+    // Spread by ±25% so that replicas cut off together do not come back in step.
+    const delay = Math.round(Math.min(backoffDelayMs(this.reconnectAttempt, initial, max) * (0.75 + Math.random() * 0.5), max));
     this.reconnectAttempt += 1;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;

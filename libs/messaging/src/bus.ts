@@ -3,7 +3,7 @@
 //
 // Delivery is at least once: a message can arrive twice (a lost ack, a
 // re-published outbox row), so every consumer is idempotent by `messageId`.
-import type { Message } from '@cds/core';
+import { backoffDelayMs, type Message } from '@cds/core';
 
 export interface PublishOptions {
   /** Defaults to a random uuid. The outbox relay passes the row id. */
@@ -65,9 +65,9 @@ export const DEFAULT_MAX_RETRIES = 5;
 export const DEFAULT_RETRY_DELAY_MS = 1000;
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
-/** Delay before retry number `retry` (0-based): doubles each time, capped. */
+/** Delay before retry number `retry` (0-based) of a failed handler: the backoff, capped at 5 minutes. */
 export function retryDelayMs(retry: number, baseMs: number): number {
-  return Math.min(baseMs * 2 ** retry, MAX_RETRY_DELAY_MS);
+  return backoffDelayMs(retry, baseMs, MAX_RETRY_DELAY_MS);
 }
 
 export function deadLetterQueueName(queue: string): string {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Joi from 'joi';
 import { QUEUES, ROUTING_KEYS, type DomainChangedPayload, type DomainCheckRequestedPayload } from '@cds/core';
+import { sampleDomainResource } from '../../../test/support/domain-resource';
 import { CATALOG, catalogEntry, serviceQueues, validateMessage, type CatalogEntry } from './catalog';
 import { MessageValidationError } from './errors';
 
@@ -10,7 +11,7 @@ const event = {
   type: 'domain.ready',
   application_id: randomUUID(),
   created_at: '2025-01-02T03:04:05.678+00:00',
-  data: { domain: { id: randomUUID(), hostname: 'shop.example.com' } },
+  data: { domain: sampleDomainResource() },
 };
 const changed = { domain_id: randomUUID(), hostname: 'shop.example.com', application_id: randomUUID(), change: 'status' };
 
@@ -38,6 +39,8 @@ describe('message catalog', () => {
     [ROUTING_KEYS.eventEmitted, { ...event, created_at: 'yesterday' }],
     [ROUTING_KEYS.eventEmitted, { ...event, data: {} }],
     [ROUTING_KEYS.eventEmitted, { ...event, data: { domain: 'x' } }],
+    [ROUTING_KEYS.eventEmitted, { ...event, data: { domain: { id: randomUUID(), hostname: 'shop.example.com' } } }],
+    [ROUTING_KEYS.eventEmitted, { ...event, data: { domain: { ...event.data.domain, status: 'gone' } } }],
     [ROUTING_KEYS.domainChanged, { ...changed, change: 'moved' }],
     [ROUTING_KEYS.domainChanged, { ...changed, hostname: '' }],
     [ROUTING_KEYS.domainChanged, null],

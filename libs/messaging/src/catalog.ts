@@ -8,6 +8,7 @@ import Joi from 'joi';
 import {
   CHECK_REASONS,
   DOMAIN_CHANGES,
+  domainResourceSchema,
   EVENT_TYPES,
   QUEUES,
   ROUTING_KEYS,
@@ -61,7 +62,7 @@ export const CATALOG = {
       type: Joi.string().valid(...EVENT_TYPES).required(),
       application_id: uuid.required(),
       created_at: Joi.string().isoDate().required(),
-      data: Joi.object({ domain: Joi.object().unknown(true).required() }).required(),
+      data: Joi.object<EventEmittedPayload['data'], true>({ domain: domainResourceSchema.required() }).required(),
     }),
   },
   [ROUTING_KEYS.domainChanged]: {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, ROUTING_KEYS } from '@cds/core';
+import { sampleDomainResource } from '../../../test/support/domain-resource';
 import type { ReceivedMessage } from './bus';
 import { BusUnavailableError, MessageValidationError } from './errors';
 import { InProcessBus } from './in-process-bus';
@@ -8,7 +9,7 @@ const checkPayload = () => ({ domain_id: randomUUID(), application_id: randomUUI
 const changedPayload = () => ({ domain_id: randomUUID(), hostname: 'shop.example.com', application_id: randomUUID(), change: 'status' });
 const eventPayload = () => ({
   event_id: randomUUID(), type: 'domain.ready', application_id: randomUUID(),
-  created_at: '2025-01-02T03:04:05.678+00:00', data: { domain: { id: randomUUID() } },
+  created_at: '2025-01-02T03:04:05.678+00:00', data: { domain: sampleDomainResource() },
 });
 
 describe('InProcessBus', () => {

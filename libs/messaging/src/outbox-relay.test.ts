@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QUEUES, ROUTING_KEYS } from '@cds/core';
 import type { Logger } from '@cds/logging';
+import { eventually } from '../../../test/support/eventually';
 import type { Bus, ReceivedMessage, PublishOptions, SubscribeOptions, Subscription } from './bus';
 import { InProcessBus } from './in-process-bus';
 import { startOutboxRelay, type OutboxEntry, type OutboxRelay, type OutboxSource } from './outbox-relay';
@@ -85,13 +86,8 @@ class FailingBus implements Bus {
 }
 
 const check = () => ({ domain_id: randomUUID(), application_id: randomUUID(), reason: 'created' });
-const until = async (cond: () => boolean, timeoutMs = 3000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
+// The relay here runs on intervals of a few milliseconds: probe as often, wait 3 s at most unless a test says less.
+const soon = { timeoutMs: 3_000, intervalMs: 5 };
 
 describe('outbox relay', () => {
   let bus: InProcessBus;
@@ -123,10 +119,10 @@ describe('outbox relay', () => {
     let handled = 0;
     await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { handled += 1; } });
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 60_000 });
-    await until(() => outbox.reads === 1); // the start-up pass found nothing
+    await eventually('the start-up pass (it found nothing)', () => outbox.reads === 1, soon);
     outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     relay.kick();
-    await until(() => handled === 1, 1000);
+    await eventually('the kicked row handled within 1 s', () => handled === 1, { ...soon, timeoutMs: 1_000 });
     expect(outbox.unpublishedCount()).toBe(0);
   });
 
@@ -134,21 +130,21 @@ describe('outbox relay', () => {
     let handled = 0;
     await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async () => { handled += 1; } });
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 20 });
-    await until(() => outbox.reads >= 1);
+    await eventually('a first pass', () => outbox.reads >= 1, soon);
     outbox.add(ROUTING_KEYS.domainCheckRequested, check());
-    await until(() => handled === 1);
+    await eventually('the row handled by a poll', () => handled === 1, soon);
   });
 
   it('marks a row published only once the bus confirmed it', async () => {
     const held = new HeldBus();
     outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     relay = startOutboxRelay({ source: outbox, bus: held, intervalMs: 10 });
-    await until(() => held.held.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('the row held by the bus', () => held.held.length === 1, soon);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // deliberate: time for a wrong mark or a second pass, which must not come
     expect(outbox.unpublishedCount()).toBe(1);
     expect(outbox.reads).toBe(1); // no second pass while the first waits
     held.held[0]?.confirm();
-    await until(() => outbox.unpublishedCount() === 0);
+    await eventually('the confirmed row marked published', () => outbox.unpublishedCount() === 0, soon);
     expect(held.held[0]?.messageId).toBe(outbox.rows[0]?.id);
   });
 
@@ -156,14 +152,14 @@ describe('outbox relay', () => {
     const failing = new FailingBus(bus);
     const ids = [outbox.add(ROUTING_KEYS.domainCheckRequested, check()), outbox.add(ROUTING_KEYS.domainCheckRequested, check())];
     relay = startOutboxRelay({ source: outbox, bus: failing, intervalMs: 5, maxBackoffMs: 20 });
-    await until(() => outbox.rows.every((r) => r.attempts >= 2));
+    await eventually('two failed attempts at each row', () => outbox.rows.every((r) => r.attempts >= 2), soon);
     expect(outbox.unpublishedCount()).toBe(2);
     await expect(relay.drain()).rejects.toThrow(/broker refused/);
 
     const got: string[] = [];
     await bus.subscribe({ queue: QUEUES.checker, routingKeys: ['#'], handler: async (m) => { got.push(m.messageId); } });
     failing.failing = false;
-    await until(() => outbox.unpublishedCount() === 0);
+    await eventually('every row published once the bus works', () => outbox.unpublishedCount() === 0, soon);
     await bus.whenIdle();
     expect(got.sort()).toEqual([...ids].sort());
   });
@@ -211,7 +207,7 @@ describe('outbox relay', () => {
     let counted = 0;
     // Polling once a minute: only "a full batch, go again" gets the valid row out within the wait below.
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 60_000, batchSize: 5, onSetAside: (rows) => { counted += rows; } });
-    await until(() => handled === 1, 1000);
+    await eventually('the valid row handled within 1 s', () => handled === 1, { ...soon, timeoutMs: 1_000 });
     expect(counted).toBe(12);
     expect(outbox.rows.filter((r) => r.setAsideAt).length).toBe(12);
     expect(outbox.unpublishedCount()).toBe(0);
@@ -222,12 +218,12 @@ describe('outbox relay', () => {
     outbox.readDelayMs = 30;
     outbox.add(ROUTING_KEYS.domainCheckRequested, check());
     relay = startOutboxRelay({ source: outbox, bus, intervalMs: 5 });
-    await until(() => outbox.readsRunning === 1);
+    await eventually('a pass in progress', () => outbox.readsRunning === 1, soon);
     await relay.stop();
     expect(outbox.readsRunning).toBe(0);
     expect(outbox.unpublishedCount()).toBe(0);
     const reads = outbox.reads;
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await new Promise((resolve) => setTimeout(resolve, 40)); // deliberate: eight intervals in which no pass may start
     expect(outbox.reads).toBe(reads);
   });
 });

@@ -13,7 +13,7 @@
 // A row the message catalog refuses (a payload no release can publish) never
 // blocks the rows after it (DECISIONS §9): the relay sets it aside, kept with
 // the reason and counted, and goes on.
-import { errorMessage } from '@cds/core';
+import { errorMessage, WakeableLoop } from '@cds/core';
 import { silentLogger, type Logger } from '@cds/logging';
 import type { Bus } from './bus';
 import { BusUnavailableError, MessageValidationError } from './errors';
@@ -70,17 +70,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const { source, bus } = opts;
   const intervalMs = opts.intervalMs ?? 200;
   const batchSize = opts.batchSize ?? 100;
-  const maxBackoffMs = opts.maxBackoffMs ?? 5000;
   const logger = opts.logger ?? silentLogger;
   const onSetAside = opts.onSetAside ?? (() => undefined);
-
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let passing = false;
-  let kicked = false;
-  let failures = 0;
-  // Passes run one after the other through this chain, whoever asks (timer, kick, drain).
-  let chain: Promise<unknown> = Promise.resolve();
 
   async function pass(): Promise<PassResult> {
     if (!bus.healthy()) return { rows: 0, failure: new BusUnavailableError('the bus is not connected') };
@@ -129,58 +120,29 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     return { rows: rows.length, failure };
   }
 
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = null;
-      runPass().catch((err: unknown) => logger.error('outbox relay pass crashed', { error: errorMessage(err) }));
-    }, delayMs);
-  }
-
-  function runPass(): Promise<PassResult> {
-    const next = chain.then(async () => {
-      passing = true;
-      kicked = false;
+  // A failed pass throws its failure: the loop backs off, and drain() rejects with it.
+  const loop = new WakeableLoop<number>({
+    pass: async () => {
       const result = await pass();
-      passing = false;
-      if (result.failure) {
-        failures += 1;
-        const delayMs = Math.min(intervalMs * 2 ** failures, maxBackoffMs);
-        logger.warn('outbox relay pass failed, backing off', { failures, delay_ms: delayMs, error: errorMessage(result.failure) });
-        schedule(delayMs);
-      } else {
-        failures = 0;
-        // A full batch (set-aside rows included: they are out of the way now) or a kick during the pass: go again at once.
-        schedule(result.rows === batchSize || kicked ? 0 : intervalMs);
-      }
-      return result;
-    });
-    chain = next.catch(() => undefined);
-    return next;
-  }
-
-  schedule(0);
+      if (result.failure) throw result.failure;
+      return result.rows;
+    },
+    intervalMs,
+    // A full batch (set-aside rows included: they are out of the way now): go again at once.
+    next: (rows) => (rows === batchSize ? 0 : intervalMs),
+    maxBackoffMs: opts.maxBackoffMs ?? 5000,
+    onFailure: (err, failures, delayMs) => logger.warn('outbox relay pass failed, backing off', { failures, delay_ms: delayMs, error: errorMessage(err) }),
+  });
+  loop.kick();
 
   return {
-    kick() {
-      if (stopped) return;
-      if (passing) kicked = true;
-      else if (failures === 0) schedule(0);
-      // While backing off the scheduled pass comes soon enough.
-    },
+    // While backing off the scheduled pass comes soon enough.
+    kick: () => loop.kick(),
     async drain() {
-      for (;;) {
-        const result = await runPass();
-        if (result.failure) throw result.failure;
-        if (result.rows === 0) return;
-      }
+      let rows: number;
+      do rows = await loop.runNow();
+      while (rows > 0);
     },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await chain;
-    },
+    stop: () => loop.stop(),
   };
 }

@@ -1,7 +1,8 @@
 // What `make run` prints once everything listens: where each part is and what
 // to run next. Pure, from the configuration and the ports actually bound.
 import path from 'node:path';
-import { parseDatabaseUrl, type Config } from '@cds/config';
+import type { Config } from '@cds/config';
+import { parseDatabaseUrl } from '@cds/core';
 
 export interface BannerFacts {
   readonly config: Config;

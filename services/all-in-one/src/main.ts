@@ -1,9 +1,9 @@
 // All-in-one entry point: every service in one process over SQLite and the
 // in-process bus (or PostgreSQL/RabbitMQ when DATABASE_URL/AMQP_URL say so).
 import path from 'node:path';
-import { loadAllInOneConfig, logColourAllowed, operatorExposureWarning, proxyProtocolPeersWarning } from '@cds/config';
-import { createDataStore, outboxSource, startHousekeeping } from '@cds/data';
-import { boundPort, closeServer, listen, onShutdown, opsHandler, runMain } from '@cds/lifecycle';
+import { brokerConnection, databaseConnection, loadAllInOneConfig, logColourAllowed, operatorExposureWarning, proxyProtocolPeersWarning } from '@cds/config';
+import { createDataStore, outboxSource } from '@cds/data';
+import { boundPort, closeServer, listen, onShutdown, opsHandler, runMain, startHousekeeping } from '@cds/lifecycle';
 import { createLogger, ignoreClosedReader, writesPrettyLines } from '@cds/logging';
 import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus } from '@cds/messaging';
@@ -18,10 +18,11 @@ const DATA_DIR = path.resolve('data');
 async function main(): Promise<void> {
   const { config, operatorTokenFile } = loadAllInOneConfig(DATA_DIR);
   const logger = createLogger({ service: 'all-in-one', level: config.logLevel, format: config.logFormat, colour: logColourAllowed() });
-  const store = await createDataStore({ url: config.databaseUrl, logger });
+  const store = await createDataStore({ ...databaseConnection(config), logger, ...(config.databasePoolSize === null ? {} : { poolSize: config.databasePoolSize }) });
   const applied = await store.migrate();
   if (applied.length > 0) logger.info('database migrated', { applied });
-  const bus: Bus = config.amqpUrl ? await connectAmqpBus({ url: config.amqpUrl, logger, connectionName: 'all-in-one' }) : new InProcessBus({ logger });
+  const broker = brokerConnection(config);
+  const bus: Bus = broker ? await connectAmqpBus({ ...broker, logger, connectionName: 'all-in-one' }) : new InProcessBus({ logger });
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger, onSetAside: meteredSetAside() });
   const housekeeping = startHousekeeping({ store, settings: config, logger, onRun: meteredHousekeeping(config.housekeepingInterval) });
   const dispatcher = await startDispatcher({ config, logger, store, bus });

@@ -1,10 +1,10 @@
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import Joi from 'joi';
-import type { Config } from '@cds/config';
+import { brokerConnection, type Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { accessLog, applicationAuth, errorHandler, notFoundHandler, operatorAuth, requestId, type RouteSpec } from '@cds/http';
+import type { Logger } from '@cds/logging';
 import { httpMetricsMiddleware, limiterRejectionTap } from '@cds/metrics';
-import type { Logger } from 'winston';
 import { domainRoutes } from './domains/domains.routes';
 import { NOT_YET_SERVED } from './openapi/not-yet-served';
 import { buildOpenApi } from './openapi/openapi';
@@ -76,7 +76,7 @@ function apiParts(deps: ApiDeps): ApiParts {
     ...operatorRoutes(ctx),
     ...operatorResourceRoutes(ctx, config),
     ...backupRoutes({ enabled: config.operatorBackup, storeKind: store.kind, databaseUrl: config.databaseUrl, logger: deps.logger, pgDump: deps.pgDump ?? 'pg_dump', now: ctx.now }),
-    ...doctorRoutes({ config, store, amqpUrl: config.amqpUrl, now: ctx.now }),
+    ...doctorRoutes({ config, store, amqpUrl: config.amqpUrl, amqpCa: brokerConnection(config)?.ca, now: ctx.now }),
   ];
   const specs = [openApiSpec, ...v1.map((r) => r.spec), ...operator.map((r) => r.spec), ...NOT_YET_SERVED, ...(config.enableLegacyApi ? legacy.map((r) => r.spec) : [])];
   return { v1, legacy, operator, document: buildOpenApi(specs, '/'), routePaths: specs.map((s) => s.path) };

@@ -1,7 +1,7 @@
 // Split-mode entry point of the API: wiring only.
 import { operatorExposureWarning } from '@cds/config';
-import { outboxSource, startHousekeeping } from '@cds/data';
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
+import { outboxSource } from '@cds/data';
+import { closeServer, listen, onShutdown, openSplitService, runMain, startHousekeeping } from '@cds/lifecycle';
 import { enableProcessMetrics, meteredHousekeeping, meteredSetAside, processMetricsSource, watchDatabase } from '@cds/metrics';
 import { startOutboxRelay } from '@cds/messaging';
 import { createApp, createOperatorApp } from './app';
@@ -11,22 +11,24 @@ import { createApp, createOperatorApp } from './app';
  * same rows (a credential's budget, an application's live-domain count): four
  * connections carry all one process can send, and more would only queue them
  * inside PostgreSQL, where waiting for a row lock costs CPU (docs/benchmarks.md).
+ * DATABASE_POOL_SIZE replaces it.
  */
 const POOL_SIZE = 4;
 
 async function main(): Promise<void> {
-  const { config, logger, store, bus } = await openSplitService('api', { poolSize: POOL_SIZE });
+  enableProcessMetrics();
+  const { config, logger, store, bus, ops, reportReadiness } = await openSplitService('api', { defaultPoolSize: POOL_SIZE, metrics: processMetricsSource });
   const relay = startOutboxRelay({ source: outboxSource(store), bus, logger, onSetAside: meteredSetAside() });
   const housekeeping = startHousekeeping({ store, settings: config, logger, onRun: meteredHousekeeping(config.housekeepingInterval) });
 
-  enableProcessMetrics();
   watchDatabase(store);
   let accepting = true;
   const deps = { config, logger, store, afterCommit: () => relay.kick() };
   const server = await listen(createApp(deps), config.apiPort, config.bindAddress);
   // OPERATOR_PORT: the operator API on a port of its own, which a deployment keeps internal.
   const operatorListeners = config.operatorPort === null ? [] : [await listen(createOperatorApp(deps), config.operatorPort, config.bindAddress)];
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
+  // Ready whatever the broker's state: the outbox keeps every message until the relay can publish it.
+  reportReadiness({ ready: () => accepting });
   logger.info('api listening', { address: `http://${config.bindAddress}:${config.apiPort}`, operator: config.operatorPort ?? config.apiPort, metrics: config.metricsPort });
   const exposure = operatorExposureWarning(config);
   if (exposure) logger.warn(exposure);

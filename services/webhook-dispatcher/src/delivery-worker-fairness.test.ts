@@ -67,13 +67,13 @@ function keepingCoolingStates(store: FakeStore): DataStore {
   const states = new Map<string, CoolingState>();
   const wrap = (r: Repositories): Repositories => ({
     ...r,
-    webhookDeliveries: Object.assign(Object.create(r.webhookDeliveries) as Repositories['webhookDeliveries'], {
-      recordAttempts: async (results: Parameters<Repositories['webhookDeliveries']['recordAttempts']>[0]) => {
+    webhookDeliveryQueue: Object.assign(Object.create(r.webhookDeliveryQueue) as Repositories['webhookDeliveryQueue'], {
+      recordAttempts: async (results: Parameters<Repositories['webhookDeliveryQueue']['recordAttempts']>[0]) => {
         for (const result of results) {
           const subscriptionId = store.tables.deliveries.find((d) => d.id === result.attempt.deliveryId)?.subscriptionId as string;
           states.set(subscriptionId, coolingAfter(states.get(subscriptionId) ?? NOT_COOLING, result.deliveredAt !== null));
         }
-        return r.webhookDeliveries.recordAttempts(results);
+        return r.webhookDeliveryQueue.recordAttempts(results);
       },
     }),
     webhookSubscriptions: Object.assign(Object.create(r.webhookSubscriptions) as Repositories['webhookSubscriptions'], {

@@ -12,7 +12,9 @@
 // WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION running, one while the subscription is
 // cooling, and at most half the worker's slots for one application.
 import { randomUUID } from 'node:crypto';
-import { errorMessage, decryptSecret, GroupCommit, SEAL_PURPOSES, applicationSlots, isCooling, NOT_COOLING, retryDelayAfter, type CoolingState, type DeliveryState } from '@cds/core';
+import {
+  errorMessage, decryptSecret, GroupCommit, SEAL_PURPOSES, applicationSlots, isCooling, NOT_COOLING, retryDelayAfter, WakeableLoop, type CoolingState, type DeliveryState,
+} from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import { countAttempt } from './dispatcher-metrics';
@@ -62,10 +64,8 @@ export class DeliveryWorker {
   /** Deliveries of one application's subscriptions together held at most: as many waiting as may run. */
   private readonly perApplication: number;
   private readonly outcomes: GroupCommit<WebhookAttemptResult, boolean>;
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt = Number.POSITIVE_INFINITY;
-  private passing: Promise<void> | null = null;
-  private again = false;
+  /** Passes one at a time: at the poll interval, when a delivery falls due, and when kicked. */
+  private readonly loop: WakeableLoop<void>;
   private stopped = false;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
@@ -80,28 +80,29 @@ export class DeliveryWorker {
     this.perSubscription = 2 * maxInFlight;
     this.perApplication = 2 * maxInFlightPerApplication;
     this.outcomes = new GroupCommit(async (results) => {
-      const written = new Set(await opts.store.run((r) => r.webhookDeliveries.recordAttempts(results)));
+      const written = new Set(await opts.store.run((r) => r.webhookDeliveryQueue.recordAttempts(results)));
       return results.map((result) => written.has(result.attempt.deliveryId));
     }, MAX_OUTCOME_BATCH);
+    this.loop = new WakeableLoop({
+      pass: () => this.pass(),
+      intervalMs: opts.pollIntervalMs,
+      onFailure: (err) => opts.logger.error('webhook delivery pass failed', { error: errorMessage(err) }),
+    });
   }
 
   start(): void {
-    this.wakeIn(0);
+    this.loop.kick();
   }
 
   /** Look for due deliveries now (new deliveries were written, or a slot freed). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.passing) this.again = true;
-    else this.wakeIn(0);
+    this.loop.kick();
   }
 
   /** Stops taking deliveries, gives back the ones leased but not started, and waits for the attempts running. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.passing;
+    await this.loop.stop();
     this.giveBack(this.queue.drain());
     await Promise.allSettled([...this.inFlight]);
     await Promise.allSettled([...this.givingBack]);
@@ -117,7 +118,7 @@ export class DeliveryWorker {
     const leases = unsent.map(({ delivery, leaseId }) => ({ deliveryId: delivery.id, leaseId }));
     const at = this.opts.now();
     const writing = this.opts.store
-      .transaction((r) => r.webhookDeliveries.releaseLeases(leases, at))
+      .transaction((r) => r.webhookDeliveryQueue.releaseLeases(leases, at))
       .then(() => this.kick())
       .catch((err: unknown) => {
         this.opts.logger.warn('could not give back leased webhook deliveries', { count: leases.length, error: errorMessage(err) });
@@ -139,40 +140,10 @@ export class DeliveryWorker {
     this.giveBack(back);
   }
 
-  private wakeIn(delayMs: number): void {
-    if (this.stopped) return;
-    const at = Date.now() + Math.max(0, delayMs);
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.pass();
-    }, Math.max(0, delayMs));
-  }
-
-  private pass(): void {
-    if (this.passing) {
-      this.again = true;
-      return;
-    }
-    this.passing = (async () => {
-      do {
-        this.again = false;
-        try {
-          this.startReady();
-          await this.claim();
-          this.startReady();
-        } catch (err) {
-          this.opts.logger.error('webhook delivery pass failed', { error: errorMessage(err) });
-          break;
-        }
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      this.passing = null;
-      this.wakeIn(this.opts.pollIntervalMs);
-    });
+  private async pass(): Promise<void> {
+    this.startReady();
+    await this.claim();
+    this.startReady();
   }
 
   private startReady(): void {
@@ -212,7 +183,7 @@ export class DeliveryWorker {
         perSubscription: this.perSubscription, held: this.queue.held(),
         perApplication: this.perApplication, heldByApplication: this.queue.heldByApplication(),
       };
-      const claimed = await store.run((r) => r.webhookDeliveries.claimDue(now, room, leaseId, leaseUntil, shares));
+      const claimed = await store.run((r) => r.webhookDeliveryQueue.claimDue(now, room, leaseId, leaseUntil, shares));
       if (claimed.length === 0) return;
       const { leased, states } = await this.withTargets(claimed, leaseId, now);
       this.enqueue(leased, states, readAt);
@@ -318,7 +289,7 @@ export class DeliveryWorker {
       // The lease runs out and the attempt is made again: at least once, never lost.
       this.opts.logger.error('could not record a webhook attempt', { delivery_id: delivery.id, error: errorMessage(err) });
     }
-    if (nextAttemptAt) this.wakeIn(nextAttemptAt.getTime() - Date.now());
+    if (nextAttemptAt) this.loop.wakeIn(nextAttemptAt.getTime() - Date.now());
     return outcome.delivered;
   }
 }

@@ -4,6 +4,9 @@
 // `maxInFlightPerApplication` of one application's subscriptions together. A
 // subscription whose receiver hangs fills its own slots, never the others', and
 // an application with many subscriptions fills its own share of the slots.
+// Not the checker's TurnQueue, though both let groups take turns: that one only
+// orders items (whatever runs), this one decides who may run now, so a lane
+// keeps its place in the ring while its attempts run or wait for a slot.
 import { coolingAfter, isCooling, NOT_COOLING, subscriptionSlots, type CoolingState } from '@cds/core';
 
 export const DEFERRAL_REASONS = { inFlightCap: 'in_flight_cap', cooling: 'cooling', applicationCap: 'application_cap' } as const;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEmittedPayload, EventType } from '@cds/core';
 import type { WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
+import { sampleDomainResource } from '../../../test/support/domain-resource';
 import { fakeStore } from '../../../test/support/fake-store';
 import { fanOutEvents, type FanOutLease } from './fan-out';
 
@@ -15,7 +16,7 @@ function subscription(applicationId: string, events: EventType[], status: Webhoo
 const secretOf = (s: WebhookSubscriptionRow): WebhookSecretRow => ({ id: randomUUID(), subscriptionId: s.id, secretSealed: `sealed-${s.id}`, createdAt: NOW, expiresAt: null });
 
 function event(applicationId: string, type: EventType): EventEmittedPayload {
-  return { event_id: randomUUID().toUpperCase(), type, application_id: applicationId, created_at: '2025-06-01T09:59:59.123+00:00', data: { domain: { id: randomUUID(), status: 'ready' } } };
+  return { event_id: randomUUID().toUpperCase(), type, application_id: applicationId, created_at: '2025-06-01T09:59:59.123+00:00', data: { domain: sampleDomainResource() } };
 }
 
 describe('fanOutEvents', () => {

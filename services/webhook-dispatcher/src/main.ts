@@ -1,15 +1,16 @@
 // Split-mode entry point of the webhook dispatcher: wiring only.
-import { closeServer, listen, onShutdown, openSplitService, opsHandler, runMain } from '@cds/lifecycle';
+import { closeServer, onShutdown, openSplitService, runMain } from '@cds/lifecycle';
 import { enableProcessMetrics, processMetricsSource } from '@cds/metrics';
 import { startDispatcher } from './dispatcher';
 
 async function main(): Promise<void> {
-  const { config, logger, store, bus } = await openSplitService('webhook-dispatcher');
+  enableProcessMetrics();
+  const { config, logger, store, bus, ops, reportReadiness } = await openSplitService('webhook-dispatcher', { metrics: processMetricsSource });
   const dispatcher = await startDispatcher({ config, logger, store, bus });
 
-  enableProcessMetrics();
   let accepting = true;
-  const ops = await listen(opsHandler({ ready: () => accepting && bus.healthy() }, processMetricsSource), config.metricsPort, config.bindAddress);
+  // Not ready without the broker: events come from it.
+  reportReadiness({ ready: () => accepting && bus.healthy() });
   logger.info('webhook dispatcher started', { metrics: config.metricsPort, database: store.kind });
 
   onShutdown(

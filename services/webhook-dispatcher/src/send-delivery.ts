@@ -8,6 +8,7 @@ import {
   errorMessage,
   parseWebhookUrl,
   refusedAddress,
+  WEBHOOK_HEADERS,
   WEBHOOK_MAX_RESPONSE_BYTES,
   WEBHOOK_USER_AGENT,
   webhookSignatureHeader,
@@ -116,9 +117,9 @@ export async function sendDelivery(delivery: OutgoingDelivery, opts: SendOptions
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,
-        'X-Custom-Domain-Signature': webhookSignatureHeader(delivery.secrets, timestamp, delivery.payload),
-        'X-Custom-Domain-Event': delivery.eventType,
-        'X-Custom-Domain-Event-Id': delivery.eventId,
+        [WEBHOOK_HEADERS.signature]: webhookSignatureHeader(delivery.secrets, timestamp, delivery.payload),
+        [WEBHOOK_HEADERS.event]: delivery.eventType,
+        [WEBHOOK_HEADERS.eventId]: delivery.eventId,
       },
       signal: controller.signal,
     });

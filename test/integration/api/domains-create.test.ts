@@ -1,5 +1,6 @@
 // POST /v1/domains: the created resource, body rules, hostname normalization and
 // refusals, and hostname claims across applications.
+import { ROUTING_KEYS } from '@cds/core';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
 const EDGE_TARGET = 'edge.example.net'; // the harness default
@@ -71,7 +72,7 @@ describe('a created domain', () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual(d);
 
-    const requested = (await api.store.run((r) => r.outbox.all('domain.check.requested')))
+    const requested = (await api.store.run((r) => r.outbox.all(ROUTING_KEYS.domainCheckRequested)))
       .map((row) => row.payload as { domain_id: string; reason: string })
       .filter((p) => p.domain_id === d.id);
     expect(requested).toEqual([expect.objectContaining({ domain_id: d.id, reason: 'created' })]);

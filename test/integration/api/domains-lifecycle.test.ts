@@ -1,6 +1,7 @@
 // DELETE /v1/domains/{id} and POST /v1/domains/{id}/checks: answers, the
 // outbox rows they write, and the recheck limits.
 import { randomUUID } from 'node:crypto';
+import { ROUTING_KEYS } from '@cds/core';
 import { expectError, randomSlug, startTestApi, type TestApi } from '../../support/api-harness';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -49,7 +50,7 @@ describe('DELETE /v1/domains/{id}', () => {
     expect(again.status).toBe(202);
     expect(again.body).toEqual(res.body);
 
-    const events = await outboxFor('event.emitted', created.id);
+    const events = await outboxFor(ROUTING_KEYS.eventEmitted, created.id);
     expect(events).toEqual([
       expect.objectContaining({
         type: 'domain.deleted',
@@ -58,7 +59,7 @@ describe('DELETE /v1/domains/{id}', () => {
         data: { domain: res.body },
       }),
     ]);
-    const requested = await outboxFor('domain.check.requested', created.id);
+    const requested = await outboxFor(ROUTING_KEYS.domainCheckRequested, created.id);
     expect(requested).toEqual([expect.objectContaining({ reason: 'created' })]);
   });
 
@@ -77,7 +78,7 @@ describe('DELETE /v1/domains/{id}', () => {
   ])('answers 404 domain_not_found for %s and changes nothing', async (_name, idOf) => {
     const id = await idOf();
     expectError(await api.request('DELETE', `/v1/domains/${id}`, { token: key }), 404, 'domain_not_found');
-    if (id.length === 36) expect(await outboxFor('event.emitted', id)).toEqual([]);
+    if (id.length === 36) expect(await outboxFor(ROUTING_KEYS.eventEmitted, id)).toEqual([]);
   });
 
   it("leaves another application's domain live when it refuses to delete it", async () => {
@@ -98,7 +99,7 @@ describe('POST /v1/domains/{id}/checks', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual(before);
     expect((await api.request('GET', `/v1/domains/${created.id}`, { token: key })).body.status).toBe('pending_dns');
-    const requested = await outboxFor('domain.check.requested', created.id);
+    const requested = await outboxFor(ROUTING_KEYS.domainCheckRequested, created.id);
     expect(requested.map((p) => p.reason)).toEqual(['created', 'recheck']);
 
     const second = await api.request('POST', `/v1/domains/${created.id}/checks`, { token: key });
@@ -108,14 +109,14 @@ describe('POST /v1/domains/{id}/checks', () => {
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
     expect(details.retry_after_seconds).toBe(Number(retryAfter));
-    expect(await outboxFor('domain.check.requested', created.id)).toHaveLength(2);
+    expect(await outboxFor(ROUTING_KEYS.domainCheckRequested, created.id)).toHaveLength(2);
   });
 
   it('refuses a deleted domain with 409 invalid_status_transition', async () => {
     const created = await createDomain('recheck-deleted.example.com');
     expect((await api.request('DELETE', `/v1/domains/${created.id}`, { token: key })).status).toBe(202);
     expectError(await api.request('POST', `/v1/domains/${created.id}/checks`, { token: key }), 409, 'invalid_status_transition');
-    expect((await outboxFor('domain.check.requested', created.id)).map((p) => p.reason)).toEqual(['created']);
+    expect((await outboxFor(ROUTING_KEYS.domainCheckRequested, created.id)).map((p) => p.reason)).toEqual(['created']);
   });
 
   it("answers 404 domain_not_found for unknown, non-uuid and another application's ids", async () => {
@@ -123,7 +124,7 @@ describe('POST /v1/domains/{id}/checks', () => {
     for (const id of [randomUUID(), 'nope', foreign.id]) {
       expectError(await api.request('POST', `/v1/domains/${id}/checks`, { token: key }), 404, 'domain_not_found');
     }
-    expect((await outboxFor('domain.check.requested', foreign.id)).map((p) => p.reason)).toEqual(['created']);
+    expect((await outboxFor(ROUTING_KEYS.domainCheckRequested, foreign.id)).map((p) => p.reason)).toEqual(['created']);
     // The refused foreign recheck did not use the owner's per-domain allowance.
     expect((await api.request('POST', `/v1/domains/${foreign.id}/checks`, { token: otherKey })).status).toBe(202);
   });
@@ -142,7 +143,7 @@ describe('POST /v1/domains/{id}/checks', () => {
     expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(Number(over.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
     expect(details.retry_after_seconds).toBe(Number(over.headers.get('retry-after')));
-    expect((await outboxFor('domain.check.requested', ids[60] as string)).map((p) => p.reason)).toEqual(['created']);
+    expect((await outboxFor(ROUTING_KEYS.domainCheckRequested, ids[60] as string)).map((p) => p.reason)).toEqual(['created']);
     // Another application's allowance is its own.
     const mine = await createDomain('hourly-other-app.example.com');
     expect((await api.request('POST', `/v1/domains/${mine.id}/checks`, { token: key })).status).toBe(202);

@@ -1,8 +1,8 @@
 // GET /v1/domains and GET /v1/domains/{id}: order, filters, paging, query
 // validation, and what another application or a deleted domain looks like.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
+import { TestClock } from '../../support/test-clock';
 
 interface Domain {
   id: string;
@@ -16,6 +16,8 @@ interface Domain {
 const UNLIMITED = { api_requests_per_minute: 100_000 };
 
 let api: TestApi;
+// The API's clock: moved on between two creates, so creation order is the listing order.
+const clock = new TestClock();
 let key: string;
 let otherKey: string;
 let otherDomain: Domain;
@@ -23,14 +25,14 @@ let otherDomain: Domain;
 const d: Record<'a1' | 'b1' | 'a2' | 'a3', Domain> = {} as Record<'a1' | 'b1' | 'a2' | 'a3', Domain>;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({}, { now: clock.now });
   key = (await api.createApplication(undefined, UNLIMITED)).key;
   otherKey = (await api.createApplication(undefined, UNLIMITED)).key;
   for (const [name, reference] of [['a1', 'ref-a'], ['b1', 'ref-b'], ['a2', 'ref-a'], ['a3', 'ref-a']] as const) {
     const res = await api.request('POST', '/v1/domains', { token: key, body: { hostname: `${name}.list.example.com`, reference } });
     if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${res.text}`);
     d[name] = res.body;
-    await sleep(5); // distinct created_at, so creation order is the listing order
+    clock.advance(5);
   }
   const deleted = await api.request('DELETE', `/v1/domains/${d.a2.id}`, { token: key });
   if (deleted.status !== 202) throw new Error(`delete: ${deleted.status} ${deleted.text}`);

@@ -119,8 +119,8 @@ test('an address outside OPERATOR_ALLOWED_CIDRS is 403 forbidden, before the thr
   expect((await closed.request('GET', '/v1/domains')).status).toBe(401);
 });
 
-test('with TRUST_PROXY=true the forwarded address decides', async () => {
-  const proxied = await instance({ OPERATOR_ALLOWED_CIDRS: '10.0.0.0/8', TRUST_PROXY: 'true', OPERATOR_AUTH_FAILURES_PER_MINUTE: '3' });
+test('with TRUST_PROXY naming the proxy (loopback here) the forwarded address decides', async () => {
+  const proxied = await instance({ OPERATOR_ALLOWED_CIDRS: '10.0.0.0/8', TRUST_PROXY: 'loopback', OPERATOR_AUTH_FAILURES_PER_MINUTE: '3' });
   const res = await call(proxied, 'GET', APPS, `Bearer ${proxied.operatorToken}`, { 'x-forwarded-for': '10.1.2.3' });
   expect(res.status).toBe(200);
   expect(Array.isArray(res.body)).toBe(true);

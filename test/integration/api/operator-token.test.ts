@@ -2,8 +2,7 @@
 // instance reads it from the database, so two API instances on one database
 // switch together. The tests run in the order written.
 import { randomBytes } from 'node:crypto';
-import { secretHash } from '@cds/core';
-import { OPERATOR_TOKEN_SETTING } from '@cds/http';
+import { OPERATOR_TOKEN_SETTING, secretHash } from '@cds/core';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
 
 const APPS = '/operator/v1/applications';

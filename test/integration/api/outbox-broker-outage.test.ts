@@ -4,6 +4,7 @@
 // are closed, so the relay cannot reach RabbitMQ at all until they are restored.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { ROUTING_KEYS } from '@cds/core';
 import { outboxSource } from '@cds/data';
 import { connectAmqpBus, startOutboxRelay, type AmqpBus } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
@@ -27,9 +28,9 @@ describe('outbox across a broker outage', () => {
     bus = await connectAmqpBus({ url: vhost.url, reconnectDelayMs: { initial: 100, max: 500 }, publishTimeoutMs: 2000 });
     await bus.subscribe({
       queue: probeQueue,
-      routingKeys: ['domain.check.requested'],
+      routingKeys: [ROUTING_KEYS.domainCheckRequested],
       handler: async (m) => {
-        if (m.routingKey !== 'domain.check.requested') return;
+        if (m.routingKey !== ROUTING_KEYS.domainCheckRequested) return;
         received.set(m.payload.domain_id, (received.get(m.payload.domain_id) ?? 0) + 1);
       },
     });
@@ -63,7 +64,7 @@ describe('outbox across a broker outage', () => {
     const during: string[] = [];
     for (let i = 10; i < 30; i += 1) during.push(await create(i));
     const pending = await api.store.run((r) => r.outbox.unpublished(1000));
-    expect(pending.filter((row) => row.routingKey === 'domain.check.requested')).toHaveLength(20);
+    expect(pending.filter((row) => row.routingKey === ROUTING_KEYS.domainCheckRequested)).toHaveLength(20);
     for (const id of during) expect(received.has(id)).toBe(false);
 
     await rabbitmqctl('set_permissions', '-p', vhost.name, 'guest', '.*', '.*', '.*');

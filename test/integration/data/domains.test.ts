@@ -1,3 +1,4 @@
+import { ROUTING_KEYS } from '@cds/core';
 import { UniqueViolation, type ApplicationRow, type DomainRow } from '@cds/data';
 import { aDomain, anApplication, at, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
 
@@ -64,10 +65,10 @@ describe('domains repository', () => {
 
   it('registers within the limit with its outbox messages, and on a refusal or a clash writes nothing', async () => {
     const app = await newApplication();
-    const messages = (id: string) => [{ routingKey: 'domain.check.requested', payload: { domain_id: id, application_id: app.id, reason: 'created' } } as const];
+    const messages = (id: string) => [{ routingKey: ROUTING_KEYS.domainCheckRequested, payload: { domain_id: id, application_id: app.id, reason: 'created' } } as const];
     const first = aDomain(app.id);
     expect(await ctx.store.run((r) => r.domains.register(first, checksFor(first.id), { limit: 1, messages: messages(first.id) }))).toEqual({ admitted: true });
-    const outbox = await ctx.store.run((r) => r.outbox.all('domain.check.requested'));
+    const outbox = await ctx.store.run((r) => r.outbox.all(ROUTING_KEYS.domainCheckRequested));
     expect(outbox.filter((row) => (row.payload as { domain_id: string }).domain_id === first.id)).toHaveLength(1);
 
     const refused = aDomain(app.id);
@@ -79,7 +80,7 @@ describe('domains repository', () => {
       expect(await ctx.store.run((r) => r.domains.find(app.id, id, true))).toBeNull();
       expect(await ctx.store.run((r) => r.domains.checksOf([id]))).toEqual([]);
     }
-    const ids = (await ctx.store.run((r) => r.outbox.all('domain.check.requested'))).map((row) => (row.payload as { domain_id: string }).domain_id);
+    const ids = (await ctx.store.run((r) => r.outbox.all(ROUTING_KEYS.domainCheckRequested))).map((row) => (row.payload as { domain_id: string }).domain_id);
     expect(ids).not.toContain(refused.id);
     expect(ids).not.toContain(clash.id);
     expect((await ctx.store.run((r) => r.applications.findById(app.id)))?.liveDomains).toBe(1);

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ROUTING_KEYS } from '@cds/core';
 import { createDataStore, NestedUnitOfWorkError, type ApplicationRow, type DataStore, type Repositories } from '@cds/data';
 import { withClient } from '../../support/test-database';
 import { aDomain, anApplication, checksFor, openMigratedStore, type MigratedStore } from './data-fixtures';
@@ -30,14 +31,14 @@ describe('units of work', () => {
     await ctx.store.transaction((r) => r.domains.insert(kept, checksFor(kept.id)));
     const failing = ctx.store.transaction(async (r) => {
       await r.domains.insert(lost, checksFor(lost.id));
-      await r.outbox.add('domain.changed', { domain_id: lost.id, hostname: lost.hostname, application_id: app.id, change: 'created' });
+      await r.outbox.add(ROUTING_KEYS.domainChanged, { domain_id: lost.id, hostname: lost.hostname, application_id: app.id, change: 'created' });
       throw new Error('boom');
     });
     await expect(failing).rejects.toThrow('boom');
     expect(await ctx.store.run((r) => r.domains.find(app.id, kept.id, false))).not.toBeNull();
     expect(await ctx.store.run((r) => r.domains.find(app.id, lost.id, true))).toBeNull();
     expect(await ctx.store.run((r) => r.domains.checksOf([lost.id]))).toEqual([]);
-    expect(await ctx.store.run((r) => r.outbox.all('domain.changed'))).toEqual([]);
+    expect(await ctx.store.run((r) => r.outbox.all(ROUTING_KEYS.domainChanged))).toEqual([]);
   });
 
   it('does not let a failing transaction undo a concurrent one', async () => {

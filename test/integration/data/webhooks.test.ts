@@ -112,16 +112,16 @@ describe('webhook repositories', () => {
     const claims = await Promise.all(
       Array.from({ length: 8 }, (_, i) => {
         const leaseId = randomUUID();
-        return (i % 2 ? other : ctx.store).run((r) => r.webhookDeliveries.claimDue(now, 7, leaseId, at(61_000)));
+        return (i % 2 ? other : ctx.store).run((r) => r.webhookDeliveryQueue.claimDue(now, 7, leaseId, at(61_000)));
       }),
     );
     const ids = claims.flat().map((d) => d.id);
     expect(ids).toHaveLength(40);
     expect(new Set(ids).size).toBe(40);
     for (const claim of claims) for (const d of claim) expect(d.nextAttemptAt).toEqual(at(61_000));
-    expect(await ctx.store.run((r) => r.webhookDeliveries.claimDue(now, 10, randomUUID(), at(61_000)))).toEqual([]);
+    expect(await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(now, 10, randomUUID(), at(61_000)))).toEqual([]);
     // Once the lease has run out (the claimer died), the delivery is due again.
-    const [retaken] = await ctx.store.run((r) => r.webhookDeliveries.claimDue(at(61_000), 1, randomUUID(), at(120_000)));
+    const [retaken] = await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(at(61_000), 1, randomUUID(), at(120_000)));
     expect(retaken?.nextAttemptAt).toEqual(at(120_000));
   });
 
@@ -130,26 +130,26 @@ describe('webhook repositories', () => {
     const d = aDelivery(sub);
     await ctx.store.run((r) => r.webhookDeliveries.insertMany([d]));
     const lease = randomUUID();
-    const [claimed] = await ctx.store.run((r) => r.webhookDeliveries.claimDue(T0, 1, lease, at(30_000)));
+    const [claimed] = await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(T0, 1, lease, at(30_000)));
     expect(claimed?.leaseId).toBe(lease);
 
     const attempt = (n: number, statusCode: number | null, error: string | null) => ({
       id: randomUUID(), deliveryId: d.id, attempt: n, startedAt: at(n * 100), durationMs: 12, statusCode, error,
     });
     const failed = { leaseId: lease, attempt: attempt(1, 500, 'receiver answered HTTP 500'), state: 'pending' as const, nextAttemptAt: at(5000), deliveredAt: null };
-    expect(await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([{ ...failed, leaseId: randomUUID() }]))).toEqual([]);
-    expect(await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([failed]))).toEqual([d.id]);
-    expect(await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([failed]))).toEqual([]);
+    expect(await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([{ ...failed, leaseId: randomUUID() }]))).toEqual([]);
+    expect(await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([failed]))).toEqual([d.id]);
+    expect(await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([failed]))).toEqual([]);
     expect(await ctx.store.run((r) => r.webhookDeliveries.find(sub.applicationId, sub.id, d.id))).toMatchObject({
       state: 'pending', attempts: 1, nextAttemptAt: at(5000), lastAttemptAt: at(100), lastStatusCode: 500,
       lastError: 'receiver answered HTTP 500', leaseId: null, deliveredAt: null,
     });
 
     const lease2 = randomUUID();
-    await ctx.store.run((r) => r.webhookDeliveries.claimDue(at(5000), 1, lease2, at(40_000)));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(at(5000), 1, lease2, at(40_000)));
     expect(await ctx.store.run((r) => r.webhookDeliveries.abandonPending(sub.id, 'subscription revoked'))).toBe(1);
     const late = { leaseId: lease2, attempt: attempt(2, 200, null), state: 'delivered' as const, nextAttemptAt: null, deliveredAt: at(200) };
-    expect(await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([late]))).toEqual([d.id]);
+    expect(await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([late]))).toEqual([d.id]);
     expect(await ctx.store.run((r) => r.webhookDeliveries.find(sub.applicationId, sub.id, d.id))).toMatchObject({
       state: 'abandoned', attempts: 2, nextAttemptAt: null, deliveredAt: null, lastStatusCode: 200, lastError: 'subscription revoked',
     });
@@ -161,9 +161,9 @@ describe('webhook repositories', () => {
     const d = aDelivery(sub);
     await ctx.store.run((r) => r.webhookDeliveries.insertMany([d]));
     const lease = randomUUID();
-    await ctx.store.run((r) => r.webhookDeliveries.claimDue(T0, 1, lease, at(30_000)));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(T0, 1, lease, at(30_000)));
     const attempt = { id: randomUUID(), deliveryId: d.id, attempt: 1, startedAt: at(1), durationMs: 3, statusCode: 204, error: null };
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([{ leaseId: lease, attempt, state: 'delivered', nextAttemptAt: null, deliveredAt: at(4) }]));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([{ leaseId: lease, attempt, state: 'delivered', nextAttemptAt: null, deliveredAt: at(4) }]));
     expect(await ctx.store.run((r) => r.webhookDeliveries.find(sub.applicationId, sub.id, d.id))).toMatchObject({
       state: 'delivered', attempts: 1, nextAttemptAt: null, deliveredAt: at(4), lastStatusCode: 204,
     });
@@ -174,7 +174,7 @@ describe('webhook repositories', () => {
     const rows = Array.from({ length: 6 }, () => aDelivery(sub));
     await ctx.store.run((r) => r.webhookDeliveries.insertMany(rows));
     const lease = randomUUID();
-    await ctx.store.run((r) => r.webhookDeliveries.claimDue(T0, 6, lease, at(30_000)));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(T0, 6, lease, at(30_000)));
     const outcome = (d: WebhookDeliveryRow, i: number) => {
       const delivered = i % 2 === 0;
       return {
@@ -185,7 +185,7 @@ describe('webhook repositories', () => {
         deliveredAt: delivered ? at(100 + i) : null,
       };
     };
-    const written = await ctx.store.run((r) => r.webhookDeliveries.recordAttempts(rows.map(outcome)));
+    const written = await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts(rows.map(outcome)));
     expect(written.sort()).toEqual(rows.slice(0, 5).map((d) => d.id).sort());
     const stored = await Promise.all(rows.map((d) => ctx.store.run((r) => r.webhookDeliveries.find(sub.applicationId, sub.id, d.id))));
     stored.slice(0, 5).forEach((d, i) => {
@@ -198,7 +198,7 @@ describe('webhook repositories', () => {
     expect(await ctx.store.run((r) => r.webhookDeliveries.attemptsOf((rows[1] as WebhookDeliveryRow).id))).toEqual([
       expect.objectContaining({ attempt: 1, startedAt: at(1), durationMs: 1, statusCode: null, error: 'refused 1' }),
     ]);
-    expect(await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([]))).toEqual([]);
+    expect(await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([]))).toEqual([]);
   });
 
   it('gives leases back only while they are still held', async () => {
@@ -206,11 +206,11 @@ describe('webhook repositories', () => {
     const [a, b] = [aDelivery(sub), aDelivery(sub)];
     await ctx.store.run((r) => r.webhookDeliveries.insertMany([a, b]));
     const lease = randomUUID();
-    await ctx.store.run((r) => r.webhookDeliveries.claimDue(T0, 2, lease, at(60_000)));
-    await ctx.store.run((r) => r.webhookDeliveries.releaseLeases([{ deliveryId: a.id, leaseId: lease }, { deliveryId: b.id, leaseId: randomUUID() }], at(5)));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(T0, 2, lease, at(60_000)));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.releaseLeases([{ deliveryId: a.id, leaseId: lease }, { deliveryId: b.id, leaseId: randomUUID() }], at(5)));
     expect(await ctx.store.run((r) => r.webhookDeliveries.find(sub.applicationId, sub.id, a.id))).toMatchObject({ leaseId: null, nextAttemptAt: at(5) });
     expect(await ctx.store.run((r) => r.webhookDeliveries.find(sub.applicationId, sub.id, b.id))).toMatchObject({ leaseId: lease, nextAttemptAt: at(60_000) });
-    expect((await ctx.store.run((r) => r.webhookDeliveries.claimDue(at(5), 5, randomUUID(), at(90_000)))).map((d) => d.id)).toEqual([a.id]);
+    expect((await ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(at(5), 5, randomUUID(), at(90_000)))).map((d) => d.id)).toEqual([a.id]);
   });
 
   it('reverts and re-applies the webhook migration', async () => {

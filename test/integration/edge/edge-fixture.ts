@@ -36,6 +36,10 @@ export interface OriginRequest {
 export interface RecordingOrigin {
   url: string;
   requests: OriginRequest[];
+  /** How many requests for `path` (and with Host `hostname`, when given) reached the origin. */
+  saw(path: string, hostname?: string): number;
+  /** The last request for `path` (and with Host `hostname`, when given) that reached the origin; throws when none did. */
+  lastAt(path: string, hostname?: string): OriginRequest;
   /** WebSocket connections open at the origin now. */
   openWebSockets(): number;
   /** Requests the origin has begun and not yet finished answering (or seen cut). */
@@ -79,6 +83,12 @@ export async function startRecordingOrigin(): Promise<RecordingOrigin> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    saw: (path, hostname) => requests.filter((r) => r.url === path && (hostname === undefined || r.headers.host === hostname)).length,
+    lastAt(path, hostname) {
+      const request = requests.findLast((r) => r.url === path && (hostname === undefined || r.headers.host === hostname));
+      if (!request) throw new Error(`no request for ${path}${hostname ? ` to ${hostname}` : ''} reached the origin`);
+      return request;
+    },
     openWebSockets: () => wss.clients.size,
     inFlight: () => inFlight,
     close: () => new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { jwtVerify } from 'jose';
+import { ROUTING_KEYS } from '@cds/core';
 import { startEdge, type Edge } from '@cds/edge-proxy';
 import { silentLogger } from '@cds/logging';
 import { eventually } from '../../support/eventually';
@@ -135,7 +136,7 @@ describe('HTTP/2 with Node’s client', () => {
     expect((await h2Request(session, d.hostname, '/slow/3000')).status).toBe(504);
     // The session's handshake is behind it: the deleted name now meets the route table alone.
     await f.store.run((r) => r.domains.markDeleted(app.id, d.id, new Date()));
-    await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'deleted' });
+    await f.bus.publish(ROUTING_KEYS.domainChanged, { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'deleted' });
     let gone = await h2Request(session, d.hostname);
     await eventually('404 on the open session', async () => (gone = await h2Request(session, d.hostname)).status === 404, { timeoutMs: 1_000, intervalMs: 50 });
     session.close();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { InternalCa } from '@cds/checker';
-import type { DomainStatus, Limits } from '@cds/core';
+import { ROUTING_KEYS, type DomainStatus, type Limits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { anApplication } from '../data/data-fixtures';
 import { roomInWindow } from '../../support/api-harness';
@@ -63,7 +63,6 @@ afterAll(async () => {
 
 const tlsTo = (s: Site): RawTarget => ({ port: edge.httpsPort, servername: s.hostname, ca: caPem });
 const plain = (): RawTarget => ({ port: edge.httpPort });
-const originSaw = (path: string): number => origin.requests.filter((r) => r.url === path).length;
 
 /** The same process is alive (signal 0 reaches its pid) and still answers 200 over HTTPS and 308 over HTTP. */
 async function stillAlive(): Promise<void> {
@@ -100,8 +99,8 @@ it('answers each Transfer-Encoding smuggling form with 400 or 501 and closes, fo
     }
   }
   expect(wrong).toEqual([]);
-  expect(originSaw('/outer')).toBe(0);
-  expect(originSaw('/smuggled')).toBe(0);
+  expect(origin.saw('/outer')).toBe(0);
+  expect(origin.saw('/smuggled')).toBe(0);
   await stillAlive();
 });
 
@@ -114,7 +113,7 @@ it('answers 431 to 64 KiB of headers and 408 to headers that never finish', asyn
   const closedAfter = slow.closed(20_000).then((state) => (state === 'closed' ? Date.now() - started : Infinity));
   slow.write(`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\n`);
   for (let i = 0; i < 40 && !slow.ended; i++) {
-    await sleep(500); // a header line every 500 ms, never the end: the trickle is the scenario
+    await sleep(500); // deliberate: a header line every 500 ms, never the end, is the scenario
     if (!slow.ended) slow.write(`X-${i}: 1\r\n`);
   }
   expect(statusOf(slow.received)).toBe(408);
@@ -131,7 +130,7 @@ it('refuses each malformed upgrade', async () => {
     if (state !== 'closed' || statusOf(connection.received) !== answer) wrong.push(`${name}: ${state}, ${JSON.stringify(connection.received.slice(0, 60))}`);
   }
   expect(wrong).toEqual([]);
-  expect(originSaw('/ws')).toBe(0);
+  expect(origin.saw('/ws')).toBe(0);
   await stillAlive();
 });
 
@@ -140,8 +139,9 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
   // During admission: the route dropped by the fan-out just before, so admitting waits for the database.
   for (let i = 0; i < 10; i++) {
     const connection = await openRaw(tlsTo(site));
-    await world.bus.publish('domain.changed', { domain_id: site.domainId, hostname: site.hostname, application_id: site.applicationId, change: 'status' });
-    await sleep(50); // the message on its way to the other process: nothing there shows when it arrived
+    await world.bus.publish(ROUTING_KEYS.domainChanged, { domain_id: site.domainId, hostname: site.hostname, application_id: site.applicationId, change: 'status' });
+    // Deliberate: time for the message to reach the other process, where nothing shows when it has arrived.
+    await sleep(50);
     connection.write(upgrade(site.hostname));
     await connection.reset();
   }
@@ -168,7 +168,7 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
   await open.until((received) => received.startsWith('HTTP/1.1 101 '));
   await open.reset();
   await eventually('every origin WebSocket closed', () => origin.openWebSockets() === 0, { timeoutMs: 3_000 });
-  await sleep(300); // time for the resets to do harm, if they could: the quiet is what is checked
+  await sleep(300); // deliberate: time for the resets to do harm, if they could; the quiet is what is checked
   await stillAlive();
 
   const ws = new WebSocket(`wss://127.0.0.1:${edge.httpsPort}/ws`, { ca: caPem, headers: { host: site.hostname }, ...{ servername: site.hostname } });
@@ -187,13 +187,14 @@ it('survives clients that reset (TCP RST) during upgrade admission, right after 
 it('survives clients that reset mid-headers, mid-body and mid-response, and an origin that resets mid-body', async () => {
   const midHeaders = await openRaw(tlsTo(site));
   midHeaders.write(`GET / HTTP/1.1\r\nHost: ${site.hostname}\r\nX-A`);
-  // The partial request has to reach the edge before the reset, and nothing shows when it has.
+  // Deliberate: the partial request has to reach the edge before the reset, and nothing shows when it has.
   await sleep(100);
   await midHeaders.reset();
 
   const midBody = await openRaw(tlsTo(site));
   midBody.write(`POST /upload HTTP/1.1\r\nHost: ${site.hostname}\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(1000)}`);
-  await sleep(100); // as above: part of the body at the edge before the reset
+  // The edge streams the body on: the upload has begun at the origin, part of its body through the edge, before the reset.
+  await eventually('the upload begun at the origin', () => origin.inFlight() === 1, { timeoutMs: 3_000 });
   await midBody.reset();
 
   const midResponse = await openRaw(tlsTo(site));

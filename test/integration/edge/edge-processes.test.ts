@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { InternalCa } from '@cds/checker';
-import type { Limits } from '@cds/core';
+import { ROUTING_KEYS, type Limits } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { AmqpBus } from '@cds/messaging';
 import { roomInWindow, startTestApi } from '../../support/api-harness';
@@ -79,8 +79,6 @@ async function send(i: number, app: TestApplication, path: string, opts?: Parame
   return reply;
 }
 
-const originSaw = (app: TestApplication, path: string): number => origin.requests.filter((r) => r.headers.host === app.hostname && r.url === path).length;
-
 async function rejections(i: number, limiter: string): Promise<number> {
   return metricValue((await edge(i).ops('/metrics')).body, 'cds_limiter_rejections_total', { server: 'edge', limiter });
 }
@@ -121,7 +119,7 @@ async function replaceCertificate(app: TestApplication): Promise<string> {
 /** The `kid` of the assertion edge `i` adds to a request for the application (the origin's copy). */
 async function signingKid(i: number, app: TestApplication, path: string): Promise<string | undefined> {
   expect((await send(i, app, path)).status).toBe(200);
-  const token = origin.requests.filter((r) => r.headers.host === app.hostname && r.url === path).at(-1)?.headers['x-custom-domain-assertion'];
+  const token = origin.lastAt(path, app.hostname).headers['x-custom-domain-assertion'];
   return typeof token === 'string' ? decodeProtectedHeader(token).kid : undefined;
 }
 
@@ -169,7 +167,7 @@ it('proxied_requests_per_second = 20: of 60 requests across both edges within on
   expect(replies.filter((r) => r.status === 429)).toHaveLength(40);
   expectRefusals(replies, (seconds) => seconds === 1);
   for (const i of [0, 1]) expect(burst.filter((b) => b.edge === i && b.reply.status === 429).length).toBeGreaterThan(0);
-  expect(originSaw(app, path)).toBe(20);
+  expect(origin.saw(path, app.hostname)).toBe(20);
   expect([await rejections(0, 'proxied_requests_per_second'), await rejections(1, 'proxied_requests_per_second')]).toEqual(refused);
 });
 
@@ -187,7 +185,7 @@ it('proxied_requests_per_minute = 30: of 45 requests alternating between the edg
   expectRefusals(replies, (seconds) => seconds >= 1 && seconds <= 60);
   const refused = [0, 1].map((i) => replies.filter((r, n) => n % 2 === i && r.status === 429).length);
   expect(Math.min(...refused)).toBeGreaterThan(0);
-  expect(originSaw(app, '/minute')).toBe(30);
+  expect(origin.saw('/minute', app.hostname)).toBe(30);
   expect([await rejections(0, 'proxied_requests_per_minute'), await rejections(1, 'proxied_requests_per_minute')]).toEqual(refused);
 });
 
@@ -201,7 +199,7 @@ it('a replaced certificate reaches both edges (domain.changed fan-out and change
   expect(after).not.toBe(before);
   // The change feed also carries the new certificate within about a second, so
   // which path arrives first is a race; both must keep the 5-second rule.
-  await bus?.publish('domain.changed', { domain_id: app.domainId, hostname: app.hostname, application_id: app.id, change: 'certificate' });
+  await bus?.publish(ROUTING_KEYS.domainChanged, { domain_id: app.domainId, hostname: app.hostname, application_id: app.id, change: 'certificate' });
   const published = Date.now();
   const took = await Promise.all([0, 1].map(async (i) => {
     await eventually(`edge ${i} to present the new certificate`, async () => (await presentedCertificate(i, app.hostname).catch(() => null)) === after, { timeoutMs: 5_000, intervalMs: 100 });
@@ -225,7 +223,7 @@ it('an assertion key issued and revoked through the operator API: both edges sig
     for (const i of [0, 1]) {
       const path = `/key-verified-${i}`;
       expect(await signingKid(i, app, path)).toBe(kid);
-      const token = origin.requests.filter((r) => r.url === path).at(-1)?.headers['x-custom-domain-assertion'] as string;
+      const token = origin.lastAt(path).headers['x-custom-domain-assertion'] as string;
       await expect(jwtVerify(token, new TextEncoder().encode(secret), { issuer: 'custom-domain-service', audience: app.slug, algorithms: ['HS256'] })).resolves.toBeTruthy();
     }
 
@@ -279,7 +277,7 @@ describe('SIGTERM', () => {
 
     const draining = edge(1);
     const slow = send(1, app, '/slow/1500', { agent: false });
-    await eventually('the slow request at the origin', () => originSaw(app, '/slow/1500') === 1, { timeoutMs: 3_000 });
+    await eventually('the slow request at the origin', () => origin.saw('/slow/1500', app.hostname) === 1, { timeoutMs: 3_000 });
     const exitCode = draining.terminate();
     // Readiness goes off first, then the listeners close.
     await eventually('readiness off', async () => (await draining.ops('/readyz').catch(() => null))?.status === 503, { timeoutMs: 3_000 });
@@ -296,7 +294,7 @@ describe('SIGTERM', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.toString()).toBe('slow');
     expect(await exitCode).toBe(0);
-    expect(originSaw(app, '/late')).toBe(0);
+    expect(origin.saw('/late', app.hostname)).toBe(0);
     // The other edge still serves.
     expect((await send(0, app, '/after')).status).toBe(200);
   });

@@ -33,13 +33,6 @@ beforeEach(() => {
   refusals.length = 0;
 });
 
-/** The headers the origin got with the last request that reached it at `path`. */
-function originSaw(path: string) {
-  const request = f.origin.requests.filter((r) => r.url === path).at(-1);
-  if (!request) throw new Error(`no request for ${path} reached the origin`);
-  return request.headers;
-}
-
 describe('TLS listener', () => {
   it.each([
     ['v1 TCP4', proxyV1('203.0.113.7'), '203.0.113.7', '203.0.113.7'],
@@ -50,7 +43,7 @@ describe('TLS listener', () => {
     const path = `/h1/${name.replace(/ /g, '-')}`;
     const socket = await tlsWithHeader(f.edge.httpsPort, header, domain.hostname, f.caPem, 'http/1.1');
     expect((await http1Over(socket, domain.hostname, path)).status).toBe(200);
-    const headers = originSaw(path);
+    const headers = f.origin.lastAt(path).headers;
     expect(headers['x-forwarded-for']).toBe(address);
     expect(headers['x-real-ip']).toBe(address);
     expect(headers.forwarded).toContain(`for=${forwardedFor};`);
@@ -64,8 +57,8 @@ describe('TLS listener', () => {
     const socket = await tlsWithHeader(f.edge.httpsPort, header, domain.hostname, f.caPem, 'h2');
     expect(socket.alpnProtocol).toBe('h2');
     expect((await http2Over(socket, domain.hostname, path)).status).toBe(200);
-    expect(originSaw(path)['x-forwarded-for']).toBe('198.51.100.4');
-    expect(originSaw(path)['x-real-ip']).toBe('198.51.100.4');
+    expect(f.origin.lastAt(path).headers['x-forwarded-for']).toBe('198.51.100.4');
+    expect(f.origin.lastAt(path).headers['x-real-ip']).toBe('198.51.100.4');
   });
 
   it.each(['http/1.1', 'h2'])('%s: a header alone in its packet, the handshake a moment later', async (alpn) => {
@@ -73,7 +66,7 @@ describe('TLS listener', () => {
     const socket = await tlsWithHeader(f.edge.httpsPort, proxyV1('203.0.113.10'), domain.hostname, f.caPem, alpn, 100);
     const answer = alpn === 'h2' ? await http2Over(socket, domain.hostname, path) : await http1Over(socket, domain.hostname, path);
     expect(answer.status).toBe(200);
-    expect(originSaw(path)['x-forwarded-for']).toBe('203.0.113.10');
+    expect(f.origin.lastAt(path).headers['x-forwarded-for']).toBe('203.0.113.10');
   });
 
   it('counts what it forwards for the application, as without a balancer', async () => {
@@ -86,7 +79,7 @@ describe('TLS listener', () => {
   it('a v2 LOCAL header (the balancer health-checking) leaves the peer as the client', async () => {
     const socket = await tlsWithHeader(f.edge.httpsPort, proxyV2Local(), domain.hostname, f.caPem, 'http/1.1');
     expect((await http1Over(socket, domain.hostname, '/local')).status).toBe(200);
-    expect(originSaw('/local')['x-forwarded-for']).toBe('127.0.0.1');
+    expect(f.origin.lastAt('/local').headers['x-forwarded-for']).toBe('127.0.0.1');
   });
 
   it('closes a connection that starts with the TLS handshake instead of a header', async () => {

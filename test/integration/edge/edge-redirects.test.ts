@@ -4,6 +4,7 @@
 // listener's redirect to HTTPS.
 import { randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
+import { ROUTING_KEYS } from '@cds/core';
 import { loadConfig } from '@cds/config';
 import type { DomainRow } from '@cds/data';
 import { startEdgeService, type EdgeService } from '@cds/edge-proxy';
@@ -35,7 +36,7 @@ async function addDomain(applicationId: string, opts: { status?: DomainRow['stat
 
 /** Tells the edge at once that a domain changed (the checker and the API publish the same). */
 const changed = (domain: DomainRow, change: string) =>
-  f.bus.publish('domain.changed', { domain_id: domain.id, hostname: domain.hostname, application_id: domain.applicationId, change });
+  f.bus.publish(ROUTING_KEYS.domainChanged, { domain_id: domain.id, hostname: domain.hostname, application_id: domain.applicationId, change });
 
 describe('redirect_to', () => {
   it('answers 308 to https://<redirect_to><path and query> over HTTP/1.1 and HTTP/2 once both are ready, without reaching the origin', async () => {

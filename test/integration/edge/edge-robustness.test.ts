@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
+import { ROUTING_KEYS } from '@cds/core';
 import { eventually } from '../../support/eventually';
 import { gatedStore, startEdgeFixture, type EdgeFixture, type GatedStore } from './edge-fixture';
 import { exchange, malformedRequests, malformedUpgrades, openRaw, smugglingRequests, statusesOf, statusOf, type RawTarget } from './hostile-client';
@@ -40,7 +41,6 @@ const tlsTo = (servername: string): RawTarget => ({ port: f.edge.httpsPort, serv
 const https = (): RawTarget => tlsTo(hostname);
 const plain = (): RawTarget => ({ port: f.edge.httpPort });
 const smuggling = (hidden: string) => smugglingRequests(hostname, hidden).map(([name, request, answer]) => ({ name, request, answer }));
-const originSaw = (path: string): number => f.origin.requests.filter((r) => r.url === path).length;
 
 /** Sends `request` on a new connection and waits for the edge to close it: what it answered before. */
 async function answeredThenClosed(target: RawTarget, request: string): Promise<string> {
@@ -79,8 +79,8 @@ describe('malformed requests over TLS', () => {
 
   it.each(smuggling('/smuggled-tls'))('answers $name with $answer and closes, forwarding neither request', async ({ request, answer }) => {
     expect(statusesOf(await answeredThenClosed(https(), request))).toEqual([answer]);
-    expect(originSaw('/outer')).toBe(0);
-    expect(originSaw('/smuggled-tls')).toBe(0);
+    expect(f.origin.saw('/outer')).toBe(0);
+    expect(f.origin.saw('/smuggled-tls')).toBe(0);
     await stillServing();
   });
 
@@ -153,9 +153,9 @@ describe('malformed requests on the plain-HTTP listener', () => {
 
 describe('upgrades', () => {
   it.each(malformedUpgrades(hostname, otherHostname).map(([name, request, answer]) => ({ name, request, answer })))('refuses $name ($answer; 0: closed without an answer) and stays up', async ({ request, answer }) => {
-    const upgradesBefore = originSaw('/ws');
+    const upgradesBefore = f.origin.saw('/ws');
     expect(statusOf(await answeredThenClosed(https(), request))).toBe(answer);
-    expect(originSaw('/ws')).toBe(upgradesBefore);
+    expect(f.origin.saw('/ws')).toBe(upgradesBefore);
     await stillServing();
   });
 
@@ -163,9 +163,9 @@ describe('upgrades', () => {
     expect((await f.get(hostname, '/warm')).status).toBe(200);
     const connection = await openRaw(https());
     // The route is dropped and the database held: admitting the upgrade must wait for it.
-    await f.bus.publish('domain.changed', { domain_id: '3f1d8f4e-0000-4000-8000-00000000000a', hostname, application_id: '3f1d8f4e-0000-4000-8000-00000000000b', change: 'status' });
+    await f.bus.publish(ROUTING_KEYS.domainChanged, { domain_id: '3f1d8f4e-0000-4000-8000-00000000000a', hostname, application_id: '3f1d8f4e-0000-4000-8000-00000000000b', change: 'status' });
     await f.bus.whenIdle();
-    const upgradesBefore = originSaw('/ws');
+    const upgradesBefore = f.origin.saw('/ws');
     gate.hold();
     try {
       connection.write(`GET /ws HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
@@ -180,7 +180,7 @@ describe('upgrades', () => {
     await eventually('the held database reads to pass', () => gate.waiting === 0, { timeoutMs: 3_000 });
     await sleep(200); // nothing reaches the origin afterwards either: the quiet is what is checked
     // The client is gone: the upgrade is not carried on to the origin.
-    expect(originSaw('/ws')).toBe(upgradesBefore);
+    expect(f.origin.saw('/ws')).toBe(upgradesBefore);
     expect(f.origin.openWebSockets()).toBe(0);
     await stillServing();
     expect(await webSocketEcho()).toBe('echo: still here');
@@ -243,10 +243,10 @@ describe('broken connections', () => {
     await sleep(100); // as above: part of the body at the edge before the reset
     await midBody.reset();
 
-    const slowBefore = originSaw('/slow/500');
+    const slowBefore = f.origin.saw('/slow/500');
     const waiting = await openRaw(https());
     waiting.write(`GET /slow/500 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
-    await eventually('the slow request at the origin', () => originSaw('/slow/500') > slowBefore, { timeoutMs: 3_000 });
+    await eventually('the slow request at the origin', () => f.origin.saw('/slow/500') > slowBefore, { timeoutMs: 3_000 });
     await waiting.reset();
 
     const midResponse = await openRaw(https());

@@ -4,7 +4,7 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import WebSocket from 'ws';
-import { encryptSecret, generateAssertionKey } from '@cds/core';
+import { encryptSecret, generateAssertionKey, ROUTING_KEYS } from '@cds/core';
 import { eventually } from '../../support/eventually';
 import { DATA_KEY, DEPLOYMENT_KEY, startEdgeFixture, type EdgeFixture } from './edge-fixture';
 import { saveCertificate } from './served-domain';
@@ -69,7 +69,7 @@ describe('TLS', () => {
     const after = new X509Certificate(await saveCertificate(f.store, f.ca, DATA_KEY, d)).fingerprint256;
     expect(after).not.toBe(before);
     // No check that the cached one is still presented here: the change feed (once a second) may already have dropped it.
-    await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'certificate' });
+    await f.bus.publish(ROUTING_KEYS.domainChanged, { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'certificate' });
     const published = Date.now();
     await eventually('the replaced certificate in a new handshake', async () => (await handshake(d.hostname).catch(() => null))?.fingerprint256 === after, { timeoutMs: 5_000, intervalMs: 100 });
     expect(Date.now() - published).toBeLessThan(5_000);
@@ -157,9 +157,9 @@ describe('routing', () => {
       ws.on('error', reject);
     });
     expect(reply).toBe('echo: hello');
-    const seen = f.origin.requests.filter((r) => r.url === '/ws').at(-1);
-    expect(seen?.headers.host).toBe(d.hostname);
-    expect(seen?.headers['x-custom-domain-assertion']).toBeTruthy();
+    const seen = f.origin.lastAt('/ws');
+    expect(seen.headers.host).toBe(d.hostname);
+    expect(seen.headers['x-custom-domain-assertion']).toBeTruthy();
     ws.close();
   });
 
@@ -197,7 +197,7 @@ describe('routing', () => {
     expect((await f.get(d.hostname)).status).toBe(200);
     await f.store.run((r) => r.domains.markDeleted(app.id, d.id, new Date()));
     expect(await f.store.run((r) => r.certificates.find(d.hostname))).not.toBeNull();
-    await f.bus.publish('domain.changed', { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'deleted' });
+    await f.bus.publish(ROUTING_KEYS.domainChanged, { domain_id: d.id, hostname: d.hostname, application_id: app.id, change: 'deleted' });
     const published = Date.now();
     await eventually('404 over plain HTTP', async () => (await f.plain(d.hostname).catch(() => null))?.status === 404, { timeoutMs: 1_000, intervalMs: 100 });
     expect(Date.now() - published).toBeLessThan(1_000);

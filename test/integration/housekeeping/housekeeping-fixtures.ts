@@ -5,16 +5,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { DOMAIN_CHANGES, ROUTING_KEYS, type HousekeepingSettings } from '@cds/core';
-import {
-  createHousekeeping,
-  type CertificateRow,
-  type DataStore,
-  type Housekeeping,
-  type HousekeepingOptions,
-  type PruneStatementEvent,
-  type WebhookDeliveryRow,
-  type WebhookSubscriptionRow,
-} from '@cds/data';
+import type { CertificateRow, DataStore, WebhookDeliveryRow, WebhookSubscriptionRow } from '@cds/data';
+import { createHousekeeping, type Housekeeping, type HousekeepingOptions, type PruneStatementEvent } from '@cds/lifecycle';
 import { insertCheckRuns, type StoredCheckRun } from '../../support/check-run-rows';
 import { withClient, type TestDatabase } from '../../support/test-database';
 import { anApplication, aDomain, checksFor } from '../data/data-fixtures';
@@ -125,7 +117,7 @@ export async function someDeliveries(store: DataStore, sub: WebhookSubscriptionR
   const delivered = state === 'delivered';
   const startedAt = new Date(createdAt.getTime() + 1000);
   await store.run((r) =>
-    r.webhookDeliveries.recordAttempts(rows.map((row) => ({
+    r.webhookDeliveryQueue.recordAttempts(rows.map((row) => ({
       leaseId,
       attempt: { id: randomUUID(), deliveryId: row.id, attempt: 1, startedAt, durationMs: 12, statusCode: delivered ? 200 : 500, error: delivered ? null : 'HTTP 500' },
       state,

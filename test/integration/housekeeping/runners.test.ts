@@ -3,7 +3,8 @@
 // runners' own instrumentation (a statement hook that can hold a run in the
 // middle, and timed statements), never with sleeps.
 import { HOUSEKEEPING_LEASE_MS, HOUSEKEEPING_TABLES, leaseText, parseLease } from '@cds/core';
-import { HOUSEKEEPING_LEASE_KEY, startHousekeeping, type DataStore, type HousekeepingReport, type PruneStatementEvent } from '@cds/data';
+import { HOUSEKEEPING_LEASE_KEY, type DataStore, type HousekeepingReport } from '@cds/data';
+import { startHousekeeping, type PruneStatementEvent } from '@cds/lifecycle';
 import { openMigratedStore, type MigratedStore } from '../data/data-fixtures';
 import { countRows, DAY, ManualClock, MINUTE, runnerOn, SETTINGS } from './housekeeping-fixtures';
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GetMessage } from 'amqplib';
+import { ROUTING_KEYS } from '@cds/core';
 import {
   AmqpBus, BUS_HEADERS, BusUnavailableError, MessageValidationError, connectAmqpBus,
   type AmqpBusOptions, type ReceivedMessage,
@@ -53,15 +54,15 @@ describe('AmqpBus (RabbitMQ)', () => {
     expect(bus.healthy()).toBe(true);
     const got: ReceivedMessage[] = [];
     const q = queue();
-    const sub = await bus.subscribe({ queue: q, routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m); } });
+    const sub = await bus.subscribe({ queue: q, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async (m) => { got.push(m); } });
     const payloads = [check(), check(), check()];
     const ids = payloads.map(() => randomUUID());
     const writtenAt = new Date(Date.now() - 1234);
-    for (const [i, payload] of payloads.entries()) await bus.publish('domain.check.requested', payload, { messageId: ids[i], ...(i === 0 ? { writtenAt } : {}) });
+    for (const [i, payload] of payloads.entries()) await bus.publish(ROUTING_KEYS.domainCheckRequested, payload, { messageId: ids[i], ...(i === 0 ? { writtenAt } : {}) });
     await eventually('three deliveries', () => got.length === 3, { timeoutMs: 5000 });
     expect(got.map((m) => m.messageId).sort()).toEqual([...ids].sort());
     for (const m of got) {
-      expect(m.routingKey).toBe('domain.check.requested');
+      expect(m.routingKey).toBe(ROUTING_KEYS.domainCheckRequested);
       expect(m.redelivered).toBe(false);
       expect(payloads).toContainEqual(m.payload);
       // The time the publisher gave (to the millisecond), or the time of publishing.
@@ -71,18 +72,18 @@ describe('AmqpBus (RabbitMQ)', () => {
 
     // With no consumer, a confirmed message is already in the durable queue.
     await sub.cancel();
-    await bus.publish('domain.check.requested', check());
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, check());
     expect(await messageCount(vhost, q)).toBe(1);
   });
 
   it("refuses invalid payloads, and keeps a mandatory message in its service's queue before that service runs", async () => {
     const bus = await start();
-    await expect(bus.publish('domain.check.requested', { domain_id: 'x' })).rejects.toThrow(MessageValidationError);
+    await expect(bus.publish(ROUTING_KEYS.domainCheckRequested, { domain_id: 'x' })).rejects.toThrow(MessageValidationError);
     const before = await messageCount(vhost, 'checker');
-    await expect(bus.publish('domain.check.requested', check())).resolves.toBeUndefined();
+    await expect(bus.publish(ROUTING_KEYS.domainCheckRequested, check())).resolves.toBeUndefined();
     expect(await messageCount(vhost, 'checker')).toBe(before + 1);
     // The edge fan-out is not mandatory: nobody listening is fine.
-    await expect(bus.publish('domain.changed', changed())).resolves.toBeUndefined();
+    await expect(bus.publish(ROUTING_KEYS.domainChanged, changed())).resolves.toBeUndefined();
     expect(bus.healthy()).toBe(true);
   });
 
@@ -100,7 +101,7 @@ describe('AmqpBus (RabbitMQ)', () => {
     });
     const messageId = randomUUID();
     const payload = check();
-    await bus.publish('domain.check.requested', payload, { messageId });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, payload, { messageId });
     await eventually('the dead letter', async () => (await messageCount(vhost, `${q}.dead`)) === 1, { timeoutMs: 10_000 });
     await sleep(300); // no further (wrong) retry for 300 ms: the quiet is what is checked
     expect(flags).toEqual([false, true, true]);
@@ -112,7 +113,7 @@ describe('AmqpBus (RabbitMQ)', () => {
     expect(JSON.parse(msg.content.toString())).toEqual(payload);
     expect(msg.properties.messageId).toBe(messageId);
     expect(msg.properties.headers?.[BUS_HEADERS.retryCount]).toBe(2);
-    expect(msg.properties.headers?.[BUS_HEADERS.routingKey]).toBe('domain.check.requested');
+    expect(msg.properties.headers?.[BUS_HEADERS.routingKey]).toBe(ROUTING_KEYS.domainCheckRequested);
     expect(msg.properties.headers?.['x-death']?.[0]).toMatchObject({ queue: q, reason: 'rejected' });
     expect(await messageCount(vhost, q)).toBe(0);
     expect(await messageCount(vhost, `${q}.retry`)).toBe(0);
@@ -131,12 +132,12 @@ describe('AmqpBus (RabbitMQ)', () => {
         if (calls < 3) throw new Error('not yet');
       },
     });
-    await bus.publish('domain.check.requested', check());
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, check());
     await eventually('the third attempt', () => calls === 3, { timeoutMs: 5000 });
     await sleep(200); // no fourth attempt for 200 ms: the quiet is what is checked
     expect(calls).toBe(3);
     // The original routing key survives the trip through the retry queue.
-    expect(routingKeys).toEqual(['domain.check.requested', 'domain.check.requested', 'domain.check.requested']);
+    expect(routingKeys).toEqual([ROUTING_KEYS.domainCheckRequested, ROUTING_KEYS.domainCheckRequested, ROUTING_KEYS.domainCheckRequested]);
     expect(await messageCount(vhost, `${q}.dead`)).toBe(0);
     expect(await messageCount(vhost, q)).toBe(0);
   });
@@ -145,12 +146,12 @@ describe('AmqpBus (RabbitMQ)', () => {
     const bus = await start();
     const q = queue();
     let calls = 0;
-    await bus.subscribe({ queue: q, routingKeys: ['domain.check.requested'], handler: async () => { calls += 1; } });
+    await bus.subscribe({ queue: q, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async () => { calls += 1; } });
     await publishRaw(vhost, exchange, [
-      { routingKey: 'domain.check.requested', body: '{"domain_id":"nope"}', messageId: 'raw-1' },
-      { routingKey: 'domain.check.requested', body: 'not json', messageId: 'raw-2' },
-      { routingKey: 'domain.check.requested', body: JSON.stringify(check()) }, // no messageId
-      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'raw-ok' },
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: '{"domain_id":"nope"}', messageId: 'raw-1' },
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: 'not json', messageId: 'raw-2' },
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: JSON.stringify(check()) }, // no messageId
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: JSON.stringify(check()), messageId: 'raw-ok' },
     ]);
     await eventually('three dead letters', async () => (await messageCount(vhost, `${q}.dead`)) === 3, { timeoutMs: 5000 });
     await eventually('the valid message', () => calls === 1, { timeoutMs: 5000 });
@@ -165,13 +166,13 @@ describe('AmqpBus (RabbitMQ)', () => {
     const got: string[] = [];
     const told: string[] = [];
     await bus.subscribe({
-      queue: q, routingKeys: ['domain.check.requested'], onDeadLetter: (reason) => told.push(reason),
+      queue: q, routingKeys: [ROUTING_KEYS.domainCheckRequested], onDeadLetter: (reason) => told.push(reason),
       handler: async (m) => { got.push(m.messageId); },
     });
     await publishRaw(vhost, exchange, [
-      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'v2', headers: { [BUS_HEADERS.schemaVersion]: 2 } },
-      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'v1', headers: { [BUS_HEADERS.schemaVersion]: 1 } },
-      { routingKey: 'domain.check.requested', body: JSON.stringify(check()), messageId: 'unversioned' },
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: JSON.stringify(check()), messageId: 'v2', headers: { [BUS_HEADERS.schemaVersion]: 2 } },
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: JSON.stringify(check()), messageId: 'v1', headers: { [BUS_HEADERS.schemaVersion]: 1 } },
+      { routingKey: ROUTING_KEYS.domainCheckRequested, body: JSON.stringify(check()), messageId: 'unversioned' },
     ]);
     await eventually('the dead letter', async () => (await messageCount(vhost, `${q}.dead`)) === 1, { timeoutMs: 5000 });
     await eventually('the two messages of version 1', () => got.length === 2, { timeoutMs: 5000 });
@@ -188,9 +189,9 @@ describe('AmqpBus (RabbitMQ)', () => {
     const q = queue();
     await withChannel(vhost, async (ch) => {
       await ch.assertQueue(q, { durable: false });
-      await ch.bindQueue(q, exchange, 'domain.changed');
+      await ch.bindQueue(q, exchange, ROUTING_KEYS.domainChanged);
     });
-    await bus.publish('domain.changed', changed());
+    await bus.publish(ROUTING_KEYS.domainChanged, changed());
     const msg = await withChannel(vhost, (ch) => ch.get(q, { noAck: true }));
     expect(msg).not.toBe(false);
     expect((msg as GetMessage).properties.headers?.[BUS_HEADERS.schemaVersion]).toBe(1);
@@ -201,13 +202,13 @@ describe('AmqpBus (RabbitMQ)', () => {
     const bus = await start({ logger });
     const good = queue();
     const got: string[] = [];
-    await bus.subscribe({ queue: good, routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m.messageId); } });
+    await bus.subscribe({ queue: good, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async (m) => { got.push(m.messageId); } });
     const clash = queue();
     await withChannel(vhost, (ch) => ch.assertQueue(clash, { durable: true, arguments: { 'x-max-length': 5 } }));
-    await expect(bus.subscribe({ queue: clash, routingKeys: ['domain.changed'], handler: async () => {} })).rejects.toThrow(/PRECONDITION_FAILED/);
+    await expect(bus.subscribe({ queue: clash, routingKeys: [ROUTING_KEYS.domainChanged], handler: async () => {} })).rejects.toThrow(/PRECONDITION_FAILED/);
     await sleep(100); // the refused subscription leaves the connection up for 100 ms: the quiet is what is checked
     expect(bus.healthy()).toBe(true);
-    await bus.publish('domain.check.requested', check(), { messageId: 'still-works' });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, check(), { messageId: 'still-works' });
     await eventually('a delivery on the other subscription', () => got.includes('still-works'), { timeoutMs: 5000 });
     expect(logger.lines.map((l) => l.message)).not.toContain('lost the connection to the message broker, reconnecting');
   });
@@ -221,19 +222,19 @@ describe('AmqpBus (RabbitMQ)', () => {
     const bus = await start({ logger, reconnectDelayMs: { initial: 1500, max: 3000 } });
     const q = queue();
     const got: string[] = [];
-    await bus.subscribe({ queue: q, routingKeys: ['domain.check.requested'], handler: async (m) => { got.push(m.messageId); } });
-    await bus.publish('domain.check.requested', check(), { messageId: 'before' });
+    await bus.subscribe({ queue: q, routingKeys: [ROUTING_KEYS.domainCheckRequested], handler: async (m) => { got.push(m.messageId); } });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, check(), { messageId: 'before' });
     await eventually('the first delivery', () => got.length === 1, { timeoutMs: 5000 });
 
     await closeAllConnections(vhost);
     await eventually('the bus to notice', () => !bus.healthy(), { timeoutMs: 5000 });
     // While disconnected, publish fails fast instead of hanging.
     const started = Date.now();
-    await expect(bus.publish('domain.check.requested', check())).rejects.toThrow(BusUnavailableError);
+    await expect(bus.publish(ROUTING_KEYS.domainCheckRequested, check())).rejects.toThrow(BusUnavailableError);
     expect(Date.now() - started).toBeLessThan(500);
 
     await eventually('the reconnect', () => bus.healthy(), { timeoutMs: 10_000 });
-    await bus.publish('domain.check.requested', check(), { messageId: 'after' });
+    await bus.publish(ROUTING_KEYS.domainCheckRequested, check(), { messageId: 'after' });
     await eventually('a delivery after the reconnect', () => got.includes('after'), { timeoutMs: 5000 });
     expect(got).toEqual(['before', 'after']);
     const messages = logger.lines.map((l) => l.message);

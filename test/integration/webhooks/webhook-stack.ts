@@ -2,14 +2,38 @@
 // the kind TEST_DATABASE names, joined by an in-process bus and the outbox
 // relay, delivering to a real HTTPS receiver on loopback.
 import { randomUUID } from 'node:crypto';
-import type { EventType } from '@cds/core';
-import { outboxSource } from '@cds/data';
+import { ROUTING_KEYS, type DomainResource, type EventType } from '@cds/core';
+import { outboxSource, pendingDelivery, type WebhookDeliveryRow } from '@cds/data';
 import { silentLogger } from '@cds/logging';
 import { InProcessBus, startOutboxRelay, type OutboxRelay } from '@cds/messaging';
 import { startDispatcher, type Dispatcher, type DispatcherDeps } from '@cds/webhook-dispatcher';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { sampleDomainResource } from '../../support/domain-resource';
 import { eventually } from '../../support/eventually';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
+
+/** A subscription as POST /v1/webhooks answers it (the secret shown once). */
+export interface Subscription {
+  id: string;
+  secret: string;
+}
+
+/** A delivery as GET /v1/webhooks/{id}/deliveries lists it. */
+export interface ListedDelivery {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  replay_of: string | null;
+}
 
 export interface WebhookStack {
   api: TestApi;
@@ -20,8 +44,15 @@ export interface WebhookStack {
   startDispatcher(options?: DispatcherOptions): Promise<Dispatcher>;
   /** An application with one credential; its internal id too. */
   application(limits?: Record<string, number>): Promise<{ slug: string; key: string; id: string }>;
+  /**
+   * Subscribes the application of `key` to `events` (default domain.ready) at `path`
+   * of `receiver` (default the stack's); fails unless the API answers 201.
+   */
+  subscribe(key: string, path: string, options?: { events?: EventType[]; receiver?: { url(path: string): string } }): Promise<Subscription>;
+  /** The subscription's deliveries (up to 200, newest first); fails unless the API answers 200. */
+  deliveries(key: string, subscriptionId: string): Promise<ListedDelivery[]>;
   /** Writes an `event.emitted` outbox row, as the checker or the API would. */
-  emit(applicationId: string, type: EventType, domain?: Record<string, unknown>): Promise<string>;
+  emit(applicationId: string, type: EventType, domain?: DomainResource): Promise<string>;
   /** Resolves once every outbox row is published and the bus has nothing waiting or running: each event has its deliveries. */
   settled(): Promise<void>;
   close(): Promise<void>;
@@ -59,10 +90,20 @@ export async function startWebhookStack(env: Record<string, string> = {}, caName
       if (!row) throw new Error(`application ${slug} not found`);
       return { slug, key, id: row.id };
     },
-    async emit(applicationId, type, domain = { id: randomUUID(), hostname: 'shop.example.com', status: 'ready' }) {
+    async subscribe(key, path, { events = ['domain.ready'], receiver: to = receiver } = {}) {
+      const res = await api.request('POST', '/v1/webhooks', { token: key, body: { url: to.url(path), events } });
+      if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
+      return res.body;
+    },
+    async deliveries(key, subscriptionId) {
+      const res = await api.request('GET', `/v1/webhooks/${subscriptionId}/deliveries?limit=200`, { token: key });
+      if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${res.text}`);
+      return res.body;
+    },
+    async emit(applicationId, type, domain = sampleDomainResource()) {
       const eventId = randomUUID();
       const createdAt = new Date().toISOString().replace(/Z$/, '+00:00');
-      await api.store.run((r) => r.outbox.add('event.emitted', { event_id: eventId, type, application_id: applicationId, created_at: createdAt, data: { domain } }));
+      await api.store.run((r) => r.outbox.add(ROUTING_KEYS.eventEmitted, { event_id: eventId, type, application_id: applicationId, created_at: createdAt, data: { domain } }));
       relay.kick();
       return eventId;
     },
@@ -81,4 +122,14 @@ export async function startWebhookStack(env: Record<string, string> = {}, caName
   };
   await stack.startDispatcher(dispatcher);
   return stack;
+}
+
+/** `count` due deliveries of one subscription written straight into the database, as a backlog left by an outage would be. */
+export function dueBacklog(applicationId: string, subscriptionId: string, count: number): WebhookDeliveryRow[] {
+  const now = new Date();
+  return Array.from({ length: count }, () => {
+    const eventId = randomUUID();
+    const payload = JSON.stringify({ id: eventId, type: 'domain.ready', created_at: now.toISOString().replace('Z', '+00:00'), data: { domain: { id: randomUUID() } } });
+    return pendingDelivery({ applicationId, subscriptionId, eventId, eventType: 'domain.ready', payload, replayOf: null }, now);
+  });
 }

@@ -1,23 +1,25 @@
 // /v1/webhooks: create, list, revoke, rotate, deliveries and replays as the
 // API answers them (delivery itself is in webhooks-delivery.test.ts).
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { decryptSecret } from '@cds/core';
 import type { WebhookDeliveryRow } from '@cds/data';
 import { expectError, expectValidationError, startTestApi, type TestApi } from '../../support/api-harness';
+import { TestClock } from '../../support/test-clock';
 
 const UNLIMITED = { api_requests_per_minute: 100_000 };
 const URL_OK = 'https://127.0.0.1:9/hook';
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 let api: TestApi;
+// The API's clock: moved on between creates where the listing order is the creation order.
+const clock = new TestClock();
 let key: string;
 let appId: string;
 let otherKey: string;
 
 beforeAll(async () => {
   // Loopback is allowed here so that URLs need no DNS; webhooks-ssrf.test.ts covers refusals.
-  api = await startTestApi({ WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' });
+  api = await startTestApi({ WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8' }, { now: clock.now });
   const app = await api.createApplication(undefined, UNLIMITED);
   key = app.key;
   appId = (await api.store.run((r) => r.applications.findLiveBySlug(app.slug)))?.id as string;
@@ -109,9 +111,9 @@ describe('GET /v1/webhooks', () => {
   it("lists the caller's subscriptions oldest first, revoked ones included", async () => {
     const app = await api.createApplication(undefined, UNLIMITED);
     const a = await created(['domain.ready'], app.key);
-    await sleep(5); // distinct created_at, so creation order is the listing order
+    clock.advance(5); // distinct created_at, so creation order is the listing order
     const b = await created(['domain.deleted', 'domain.recovered'], app.key);
-    await sleep(5);
+    clock.advance(5);
     const c = await created(['domain.attention_required'], app.key);
     await api.request('DELETE', `/v1/webhooks/${b.id}`, { token: app.key });
     const res = await api.request('GET', '/v1/webhooks', { token: app.key });

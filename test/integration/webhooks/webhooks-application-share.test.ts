@@ -2,12 +2,10 @@
 // against real HTTPS receivers on loopback: however many subscriptions an
 // application has, their attempts together hold at most half the dispatcher's
 // slots, and another application's deliveries go out at once beside them.
-import { randomUUID } from 'node:crypto';
-import { pendingDelivery, type WebhookDeliveryRow } from '@cds/data';
 import { eventually } from '../../support/eventually';
 import { sample } from '../metrics/scrape';
 import { mostAtOnce, startCountingReceiver, type CountingReceiver } from './counting-receiver';
-import { startWebhookStack, type WebhookStack } from './webhook-stack';
+import { dueBacklog, startWebhookStack, type WebhookStack } from './webhook-stack';
 
 /** The dispatcher's slots: an application gets half. */
 const SLOTS = 8;
@@ -29,22 +27,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function subscribe(key: string, path: string): Promise<{ id: string }> {
-  const res = await stack.api.request('POST', '/v1/webhooks', { token: key, body: { url: receiver.url(path), events: ['domain.ready'] } });
-  if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-/** Due deliveries written straight into the database, as a backlog left by an outage would be. */
-function backlog(applicationId: string, subscriptionId: string, count: number): WebhookDeliveryRow[] {
-  const now = new Date();
-  return Array.from({ length: count }, () => {
-    const eventId = randomUUID();
-    const payload = JSON.stringify({ id: eventId, type: 'domain.ready', created_at: now.toISOString().replace('Z', '+00:00'), data: { domain: { id: randomUUID() } } });
-    return pendingDelivery({ applicationId, subscriptionId, eventId, eventType: 'domain.ready', payload, replayOf: null }, now);
-  });
-}
-
 it(`gives an application's subscriptions together at most ${SLOTS / 2} of ${SLOTS} slots, and another application's deliveries the rest at once`, async () => {
   const crowded = await stack.application();
   const other = await stack.application();
@@ -53,10 +35,10 @@ it(`gives an application's subscriptions together at most ${SLOTS / 2} of ${SLOT
   for (const path of paths) receiver.answer(path, { status: 200, delayMs: 1500 });
   receiver.answer('/other', { status: 200 });
   const crowd: Array<{ id: string }> = [];
-  for (const path of paths) crowd.push(await subscribe(crowded.key, path));
-  const otherSub = await subscribe(other.key, '/other');
+  for (const path of paths) crowd.push(await stack.subscribe(crowded.key, path, { receiver }));
+  const otherSub = await stack.subscribe(other.key, '/other', { receiver });
   const deferredBefore = (await sample('cds_webhook_deliveries_deferred_total', 'reason="application_cap"')) ?? 0;
-  await stack.api.store.run((r) => r.webhookDeliveries.insertMany(crowd.flatMap((sub) => backlog(crowded.id, sub.id, 6))));
+  await stack.api.store.run((r) => r.webhookDeliveries.insertMany(crowd.flatMap((sub) => dueBacklog(crowded.id, sub.id, 6))));
   const crowdRequests = () => receiver.requests.filter((r) => paths.includes(r.path));
   await eventually("the crowded application's first attempts", () => crowdRequests().length >= SLOTS / 2);
 

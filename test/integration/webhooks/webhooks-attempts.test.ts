@@ -23,25 +23,15 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-async function subscribe(path: string, key = app.key): Promise<{ id: string }> {
-  const res = await stack.api.request('POST', '/v1/webhooks', { token: key, body: { url: stack.receiver.url(path), events: ['domain.ready'] } });
-  if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-async function deliveries(subscriptionId: string, key = app.key): Promise<Array<{ id: string; state: string; attempts: number; last_status_code: number | null }>> {
-  return (await stack.api.request('GET', `/v1/webhooks/${subscriptionId}/deliveries`, { token: key })).body;
-}
-
 const attempts = (subscriptionId: string, deliveryId: string, key = app.key) =>
   stack.api.request('GET', `/v1/webhooks/${subscriptionId}/deliveries/${deliveryId}/attempts`, { token: key });
 
 /** Emits an event to a subscription at `path` and waits for its delivery to be delivered. */
 async function deliveredAfter(path: string, key = app.key, appId = app.id): Promise<{ sub: { id: string }; deliveryId: string }> {
-  const sub = await subscribe(path, key);
+  const sub = await stack.subscribe(key, path);
   await stack.emit(appId, 'domain.ready');
   const [record] = await eventually(`the delivery to ${path} delivered`, async () => {
-    const list = await deliveries(sub.id, key);
+    const list = await stack.deliveries(key, sub.id);
     return list[0]?.state === 'delivered' && list;
   });
   return { sub, deliveryId: record?.id as string };
@@ -71,7 +61,7 @@ describe('the attempt history', () => {
     const starts = items.map((a) => Date.parse(a.started_at));
     for (let i = 1; i < starts.length; i++) expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThanOrEqual(90);
     expect(items[3]?.duration_ms).toBeGreaterThanOrEqual(25);
-    expect((await deliveries(sub.id))[0]).toMatchObject({ attempts: 4, last_status_code: 200 });
+    expect((await stack.deliveries(app.key, sub.id))[0]).toMatchObject({ attempts: 4, last_status_code: 200 });
   });
 
   it('gives status_code null and the reason when no answer came', async () => {
@@ -79,7 +69,7 @@ describe('the attempt history', () => {
     const hangs = await stack.api.request('POST', '/v1/webhooks', { token: app.key, body: { url: stack.receiver.url('/silent'), events: ['domain.ready'] } });
     await stack.emit(app.id, 'domain.ready');
     const [record] = await eventually('the first attempt to time out', async () => {
-      const list = await deliveries(hangs.body.id);
+      const list = await stack.deliveries(app.key, hangs.body.id);
       return (list[0]?.attempts ?? 0) >= 1 && list;
     }, { timeoutMs: 10_000 });
     const [first] = (await attempts(hangs.body.id, record?.id as string)).body.items as Attempt[];
@@ -89,7 +79,7 @@ describe('the attempt history', () => {
   });
 
   it('is empty for a delivery not attempted yet, and stays readable after a revocation', async () => {
-    const sub = await subscribe('/later');
+    const sub = await stack.subscribe(app.key, '/later');
     const now = new Date();
     const id = randomUUID();
     await stack.api.store.run((r) => r.webhookDeliveries.insertMany([{
@@ -107,7 +97,7 @@ describe('the attempt history', () => {
 
   it("answers delivery_not_found for an unknown delivery, another subscription's and another application's", async () => {
     const { sub, deliveryId } = await deliveredAfter('/mine');
-    const sibling = await subscribe('/sibling');
+    const sibling = await stack.subscribe(app.key, '/sibling');
     const other = await stack.application();
     const { sub: otherSub, deliveryId: otherDelivery } = await deliveredAfter('/theirs', other.key, other.id);
 

@@ -5,10 +5,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
+import { ROUTING_KEYS } from '@cds/core';
 import { expectError } from '../../support/api-harness';
+import { sampleDomainResource } from '../../support/domain-resource';
 import { startSlowBodyReceiver, type ReceivedRequest } from '../../support/webhook-receiver';
 import { eventually } from '../../support/eventually';
-import { startWebhookStack, type WebhookStack } from './webhook-stack';
+import { startWebhookStack, type Subscription, type WebhookStack } from './webhook-stack';
 
 const stripe = new Stripe('sk_test_unused');
 const TOLERANCE_S = 300;
@@ -36,23 +38,6 @@ beforeEach(async () => {
 });
 afterAll(() => stack?.close());
 
-interface Subscription {
-  id: string;
-  secret: string;
-}
-
-async function subscribe(path: string, events = ['domain.ready'], key = app.key): Promise<Subscription> {
-  const res = await stack.api.request('POST', '/v1/webhooks', { token: key, body: { url: stack.receiver.url(path), events } });
-  if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-async function deliveries(sub: Subscription, key = app.key): Promise<Array<Record<string, unknown> & { id: string; state: string; attempts: number }>> {
-  const res = await stack.api.request('GET', `/v1/webhooks/${sub.id}/deliveries?limit=200`, { token: key });
-  if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${res.text}`);
-  return res.body;
-}
-
 const received = (path: string, count: number, timeoutMs = 20_000) =>
   eventually(`${count} request(s) at ${path}`, () => stack.receiver.to(path).length >= count && stack.receiver.to(path), { timeoutMs });
 
@@ -66,8 +51,8 @@ function expectSignedBy(request: ReceivedRequest, secret: string): void {
 
 describe('a delivery', () => {
   it("is a signed POST of the event that stripe's verifier accepts, with the contract's headers", async () => {
-    const sub = await subscribe('/signed');
-    const domain = { id: randomUUID(), hostname: 'shop.customer.example', status: 'ready', metadata: { plan: 'pro' } };
+    const sub = await stack.subscribe(app.key, '/signed');
+    const domain = sampleDomainResource({ hostname: 'shop.customer.example', metadata: { plan: 'pro' } });
     const eventId = await stack.emit(app.id, 'domain.ready', domain);
     const [request] = await received('/signed', 1);
     if (!request) throw new Error('no request');
@@ -91,7 +76,7 @@ describe('a delivery', () => {
     expect(() => stripe.webhooks.constructEvent(request.body.replace('ready', 'deleted'), String(request.headers['x-custom-domain-signature']), sub.secret, TOLERANCE_S)).toThrow(/signature/i);
 
     const [record] = await eventually('the delivered record', async () => {
-      const list = await deliveries(sub);
+      const list = await stack.deliveries(app.key, sub.id);
       return list[0]?.state === 'delivered' && list;
     });
     expect(record).toMatchObject({ event_id: eventId, event_type: 'domain.ready', attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null, replay_of: null });
@@ -99,7 +84,7 @@ describe('a delivery', () => {
   });
 
   it('carries the domain as the API showed it when a real DELETE emits domain.deleted', async () => {
-    await subscribe('/deleted', ['domain.deleted']);
+    await stack.subscribe(app.key, '/deleted', { events: ['domain.deleted'] });
     const created = await stack.api.request('POST', '/v1/domains', { token: app.key, body: { hostname: 'gone.customer-shop.com', reference: 'ws_1' } });
     expect(created.status).toBe(201);
     const deleted = await stack.api.request('DELETE', `/v1/domains/${created.body.id}`, { token: app.key });
@@ -111,52 +96,52 @@ describe('a delivery', () => {
   });
 
   it('goes only to active subscriptions of the event\'s application that want its type', async () => {
-    const wants = await subscribe('/match', ['domain.recovered']);
-    const otherType = await subscribe('/other-type', ['domain.ready']);
-    const revoked = await subscribe('/revoked-before', ['domain.recovered']);
+    const wants = await stack.subscribe(app.key, '/match', { events: ['domain.recovered'] });
+    const otherType = await stack.subscribe(app.key, '/other-type', { events: ['domain.ready'] });
+    const revoked = await stack.subscribe(app.key, '/revoked-before', { events: ['domain.recovered'] });
     await stack.api.request('DELETE', `/v1/webhooks/${revoked.id}`, { token: app.key });
     const other = await stack.application();
-    const otherApp = await subscribe('/other-app', ['domain.recovered'], other.key);
+    const otherApp = await stack.subscribe(other.key, '/other-app', { events: ['domain.recovered'] });
 
     const eventId = await stack.emit(app.id, 'domain.recovered');
     await received('/match', 1);
     // The event is fanned out: every delivery it makes exists now, and only the matching subscription has one.
     await stack.settled();
-    expect(await deliveries(otherType)).toEqual([]);
-    expect(await deliveries(revoked)).toEqual([]);
-    expect(await deliveries(otherApp, other.key)).toEqual([]);
+    expect(await stack.deliveries(app.key, otherType.id)).toEqual([]);
+    expect(await stack.deliveries(app.key, revoked.id)).toEqual([]);
+    expect(await stack.deliveries(other.key, otherApp.id)).toEqual([]);
     expect(stack.receiver.to('/match').map((r) => r.headers['x-custom-domain-event-id'])).toEqual([eventId]);
     expect(stack.receiver.to('/other-type').filter((r) => r.headers['x-custom-domain-event-id'] === eventId)).toEqual([]);
     expect(stack.receiver.to('/revoked-before')).toEqual([]);
     expect(stack.receiver.to('/other-app')).toEqual([]);
-    expect(await deliveries(wants)).toHaveLength(1);
+    expect(await stack.deliveries(app.key, wants.id)).toHaveLength(1);
   });
 
   it('is created once however often its event.emitted message arrives', async () => {
-    const sub = await subscribe('/once', ['domain.attention_required']);
+    const sub = await stack.subscribe(app.key, '/once', { events: ['domain.attention_required'] });
     const payload = {
       event_id: randomUUID(), type: 'domain.attention_required', application_id: app.id,
-      created_at: new Date().toISOString().replace('Z', '+00:00'), data: { domain: { id: randomUUID() } },
+      created_at: new Date().toISOString().replace('Z', '+00:00'), data: { domain: sampleDomainResource() },
     };
-    await stack.bus.publish('event.emitted', payload, { messageId: 'm1' });
-    await stack.bus.publish('event.emitted', payload, { messageId: 'm1' });
-    await stack.bus.publish('event.emitted', payload, { messageId: 'm2' });
+    await stack.bus.publish(ROUTING_KEYS.eventEmitted, payload, { messageId: 'm1' });
+    await stack.bus.publish(ROUTING_KEYS.eventEmitted, payload, { messageId: 'm1' });
+    await stack.bus.publish(ROUTING_KEYS.eventEmitted, payload, { messageId: 'm2' });
     await received('/once', 1);
     // Every copy of the message has been handled, and the one delivery is done.
     await stack.bus.whenIdle();
-    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await stack.deliveries(app.key, sub.id))[0]?.state === 'delivered');
     expect(stack.receiver.to('/once')).toHaveLength(1);
-    expect(await deliveries(sub)).toHaveLength(1);
+    expect(await stack.deliveries(app.key, sub.id)).toHaveLength(1);
   });
 
   it('reads at most 64 KiB of the answer: a 2xx with an endless body is delivered', async () => {
     stack.receiver.script('/endless', [{ endlessBody: true }]);
-    const sub = await subscribe('/endless');
+    const sub = await stack.subscribe(app.key, '/endless');
     const started = Date.now();
     await stack.emit(app.id, 'domain.ready');
-    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await stack.deliveries(app.key, sub.id))[0]?.state === 'delivered');
     expect(Date.now() - started).toBeLessThan(3000); // well before WEBHOOK_TIMEOUT
-    expect((await deliveries(sub))[0]).toMatchObject({ attempts: 1, last_status_code: 200 });
+    expect((await stack.deliveries(app.key, sub.id))[0]).toMatchObject({ attempts: 1, last_status_code: 200 });
   });
 
   it('reads at most 64 KiB of the answer: of a 16 MiB 2xx body streamed slowly, the connection takes ~64 KiB, then is closed', async () => {
@@ -171,7 +156,7 @@ describe('a delivery', () => {
       await stack.emit(app.id, 'domain.ready');
       const [answer] = await eventually('the slow answer to end', () => slow.answers.length >= 1 && slow.answers, { timeoutMs: 15_000 });
       const [record] = await eventually('delivered', async () => {
-        const list = await deliveries(created.body);
+        const list = await stack.deliveries(app.key, created.body.id);
         return list[0]?.state === 'delivered' && list;
       });
       expect(record).toMatchObject({ attempts: 1, last_status_code: 200, last_error: null });
@@ -200,7 +185,7 @@ describe('a delivery', () => {
 
 describe('rotation', () => {
   it('signs with both secrets during the overlap, and with three after two rotations', async () => {
-    const sub = await subscribe('/rotate');
+    const sub = await stack.subscribe(app.key, '/rotate');
     const rotated = (await stack.api.request('POST', `/v1/webhooks/${sub.id}/rotate`, { token: app.key })).body as Subscription;
     await stack.emit(app.id, 'domain.ready');
     const [first] = await received('/rotate', 1);
@@ -226,16 +211,16 @@ describe('rotation', () => {
 describe('retries', () => {
   it('delivers on attempt 4 to a receiver that answers 500 three times, then 200', async () => {
     stack.receiver.script('/flaky', [{ status: 500 }, { status: 500 }, { status: 500 }, { status: 200 }]);
-    const sub = await subscribe('/flaky');
+    const sub = await stack.subscribe(app.key, '/flaky');
     const eventId = await stack.emit(app.id, 'domain.ready');
-    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await stack.deliveries(app.key, sub.id))[0]?.state === 'delivered');
     const requests = stack.receiver.to('/flaky');
     expect(requests).toHaveLength(4);
     expect(new Set(requests.map((r) => r.headers['x-custom-domain-event-id']))).toEqual(new Set([eventId]));
     expect(new Set(requests.map((r) => r.body)).size).toBe(1);
     // The retry schedule (100 ms) spaces the attempts.
     for (let i = 1; i < 4; i++) expect((requests[i] as ReceivedRequest).at - (requests[i - 1] as ReceivedRequest).at).toBeGreaterThanOrEqual(90);
-    const [record] = await deliveries(sub);
+    const [record] = await stack.deliveries(app.key, sub.id);
     expect(record).toMatchObject({ attempts: 4, last_status_code: 200, last_error: null, next_attempt_at: null });
     const history = await stack.api.store.run((r) => r.webhookDeliveries.attemptsOf(record?.id as string));
     expect(history.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
@@ -245,10 +230,10 @@ describe('retries', () => {
 
   it('abandons after 8 attempts at a receiver that always answers 500', async () => {
     stack.receiver.script('/down', [{ status: 500, body: 'boom' }]);
-    const sub = await subscribe('/down');
+    const sub = await stack.subscribe(app.key, '/down');
     await stack.emit(app.id, 'domain.ready');
     const [record] = await eventually('abandoned', async () => {
-      const list = await deliveries(sub);
+      const list = await stack.deliveries(app.key, sub.id);
       return list[0]?.state === 'abandoned' && list;
     });
     expect(record).toMatchObject({ attempts: 8, last_status_code: 500, last_error: 'receiver answered HTTP 500', next_attempt_at: null, delivered_at: null });
@@ -258,12 +243,12 @@ describe('retries', () => {
 
   it('counts a 3xx as a failure and never follows the redirect', async () => {
     stack.receiver.script('/moved', [{ status: 302, headers: { location: stack.receiver.url('/target') } }, { status: 200 }]);
-    const sub = await subscribe('/moved');
+    const sub = await stack.subscribe(app.key, '/moved');
     await stack.emit(app.id, 'domain.ready');
-    await eventually('delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('delivered', async () => (await stack.deliveries(app.key, sub.id))[0]?.state === 'delivered');
     expect(stack.receiver.to('/moved')).toHaveLength(2);
     expect(stack.receiver.to('/target')).toHaveLength(0);
-    const [record] = await deliveries(sub);
+    const [record] = await stack.deliveries(app.key, sub.id);
     const history = await stack.api.store.run((r) => r.webhookDeliveries.attemptsOf(record?.id as string));
     expect(history.map((a) => [a.statusCode, a.error])).toEqual([[302, 'receiver answered HTTP 302; redirects are not followed'], [200, null]]);
   });
@@ -271,10 +256,10 @@ describe('retries', () => {
 
 describe('replays', () => {
   it('replays one delivery as a new delivery of the same event', async () => {
-    const sub = await subscribe('/replay-one');
+    const sub = await stack.subscribe(app.key, '/replay-one');
     const eventId = await stack.emit(app.id, 'domain.ready');
     const [original] = await eventually('delivered', async () => {
-      const list = await deliveries(sub);
+      const list = await stack.deliveries(app.key, sub.id);
       return list[0]?.state === 'delivered' && list;
     });
     const res = await stack.api.request('POST', `/v1/webhooks/${sub.id}/deliveries/${original?.id}/replay`, { token: app.key });
@@ -283,24 +268,24 @@ describe('replays', () => {
     const [first, second] = await received('/replay-one', 2);
     expect(second?.headers['x-custom-domain-event-id']).toBe(eventId);
     expect(second?.body).toBe(first?.body);
-    await eventually('the replay delivered', async () => (await deliveries(sub)).find((d) => d.id === res.body.id)?.state === 'delivered');
+    await eventually('the replay delivered', async () => (await stack.deliveries(app.key, sub.id)).find((d) => d.id === res.body.id)?.state === 'delivered');
   });
 
   it('re-queues every delivery since a time, delivered and undelivered', async () => {
     // The first event is delivered, the second is abandoned after 8 answers of 500; then the receiver recovers.
     stack.receiver.script('/since', [{ status: 200 }, ...Array.from({ length: 8 }, () => ({ status: 500 })), { status: 200 }]);
-    const sub = await subscribe('/since');
+    const sub = await stack.subscribe(app.key, '/since');
     const since = new Date().toISOString();
     const delivered = await stack.emit(app.id, 'domain.ready');
-    await eventually('first delivered', async () => (await deliveries(sub))[0]?.state === 'delivered');
+    await eventually('first delivered', async () => (await stack.deliveries(app.key, sub.id))[0]?.state === 'delivered');
     const abandoned = await stack.emit(app.id, 'domain.ready');
-    await eventually('second abandoned', async () => (await deliveries(sub)).some((d) => d.state === 'abandoned'));
+    await eventually('second abandoned', async () => (await stack.deliveries(app.key, sub.id)).some((d) => d.state === 'abandoned'));
 
     const res = await stack.api.request('POST', `/v1/webhooks/${sub.id}/replay?since=${encodeURIComponent(since)}`, { token: app.key });
     expect(res.status).toBe(202);
     expect(res.body.replayed).toBe(2);
     await eventually('both replays delivered', async () => {
-      const list = await deliveries(sub);
+      const list = await stack.deliveries(app.key, sub.id);
       return (res.body.delivery_ids as string[]).every((id) => list.find((d) => d.id === id)?.state === 'delivered');
     });
     const ids = stack.receiver.to('/since').map((r) => r.headers['x-custom-domain-event-id']);
@@ -312,19 +297,19 @@ describe('replays', () => {
 describe('revocation', () => {
   it('abandons the pending delivery, sends nothing more and keeps the history readable', async () => {
     stack.receiver.script('/slow', [{ hang: true }]);
-    const sub = await subscribe('/slow');
+    const sub = await stack.subscribe(app.key, '/slow');
     await stack.emit(app.id, 'domain.ready');
     await received('/slow', 1);
     const revoked = await stack.api.request('DELETE', `/v1/webhooks/${sub.id}`, { token: app.key });
     expect(revoked.status).toBe(200);
-    const [record] = await deliveries(sub);
+    const [record] = await stack.deliveries(app.key, sub.id);
     expect(record).toMatchObject({ state: 'abandoned', last_error: 'subscription revoked', next_attempt_at: null });
 
     // The attempt running at the revocation times out (WEBHOOK_TIMEOUT 3 s) and is recorded; no other follows.
-    await eventually('the running attempt recorded', async () => (await deliveries(sub))[0]?.attempts === 1, { timeoutMs: 10_000 });
+    await eventually('the running attempt recorded', async () => (await stack.deliveries(app.key, sub.id))[0]?.attempts === 1, { timeoutMs: 10_000 });
     await sleep(500); // no other attempt for 500 ms (five retry periods): the quiet is what is checked
     expect(stack.receiver.to('/slow')).toHaveLength(1);
-    const [after] = await deliveries(sub);
+    const [after] = await stack.deliveries(app.key, sub.id);
     expect(after).toMatchObject({ state: 'abandoned', attempts: 1, last_error: 'subscription revoked' });
     const history = await stack.api.store.run((r) => r.webhookDeliveries.attemptsOf(after?.id as string));
     expect(history.map((a) => a.error)).toEqual(['no answer within 3000 ms']);
@@ -333,7 +318,7 @@ describe('revocation', () => {
     // Fanned out: a delivery for the revoked subscription would exist by now.
     await stack.settled();
     expect(stack.receiver.to('/slow')).toHaveLength(1);
-    expect(await deliveries(sub)).toHaveLength(1);
+    expect(await stack.deliveries(app.key, sub.id)).toHaveLength(1);
     expectError(await stack.api.request('POST', `/v1/webhooks/${sub.id}/deliveries/${after?.id}/replay`, { token: app.key }), 409, 'invalid_status_transition');
   });
 });

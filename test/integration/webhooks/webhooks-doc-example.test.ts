@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import ts from 'typescript';
+import { sampleDomainResource } from '../../support/domain-resource';
 import { eventually } from '../../support/eventually';
 import { startWebhookStack, type WebhookStack } from './webhook-stack';
 
@@ -126,11 +127,11 @@ it('accepts real deliveries, before and after a rotation, and refuses forged one
   expect(sub.status).toBe(201);
   secrets.push(sub.body.secret);
 
-  const first = await stack.emit(appId, 'domain.ready', { id: 'd-1', hostname: 'shop.customer.com' });
+  const domain = sampleDomainResource({ hostname: 'shop.customer.com' });
+  const first = await stack.emit(appId, 'domain.ready', domain);
   await eventually('the example to accept the first event', () => events.length === 1);
-  expect(events[0]).toMatchObject({ id: first, type: 'domain.ready', data: { domain: { id: 'd-1', hostname: 'shop.customer.com' } } });
-  const deliveries = async () => (await stack.api.request('GET', `/v1/webhooks/${sub.body.id}/deliveries`, { token: key })).body as Array<{ state: string; last_status_code: number }>;
-  await eventually('delivered (204 from the example)', async () => (await deliveries())[0]?.last_status_code === 204);
+  expect(events[0]).toMatchObject({ id: first, type: 'domain.ready', data: { domain: { id: domain.id, hostname: 'shop.customer.com' } } });
+  await eventually('delivered (204 from the example)', async () => (await stack.deliveries(key, sub.body.id))[0]?.last_status_code === 204);
 
   // After a rotation the receiver still holding only the old secret keeps accepting.
   const rotated = await stack.api.request('POST', `/v1/webhooks/${sub.body.id}/rotate`, { token: key });
@@ -151,7 +152,7 @@ it('accepts real deliveries, before and after a rotation, and refuses forged one
   expect(events).toHaveLength(3);
   // The service records the answer after the example sent it.
   const refusedDelivery = await eventually('the refusal recorded', async () => {
-    const [latest] = await deliveries();
+    const [latest] = await stack.deliveries(key, sub.body.id);
     return latest?.last_status_code === 400 && latest;
   });
   expect(refusedDelivery).toMatchObject({ state: 'pending', last_status_code: 400 });

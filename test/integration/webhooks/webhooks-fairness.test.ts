@@ -6,13 +6,11 @@
 // webhooks-application-share.
 // The replay limit and the attempt history are in webhooks-replay-limit and
 // webhooks-attempts.
-import { randomUUID } from 'node:crypto';
 import { isCooling } from '@cds/core';
-import { pendingDelivery, type WebhookDeliveryRow } from '@cds/data';
 import { eventually } from '../../support/eventually';
 import { sample } from '../metrics/scrape';
 import { mostAtOnce, startCountingReceiver, type CountedRequest, type CountingReceiver } from './counting-receiver';
-import { startWebhookStack, type WebhookStack } from './webhook-stack';
+import { dueBacklog, startWebhookStack, type WebhookStack } from './webhook-stack';
 
 const CAP = 3;
 
@@ -28,38 +26,16 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function subscribe(key: string, path: string): Promise<{ id: string }> {
-  const res = await stack.api.request('POST', '/v1/webhooks', { token: key, body: { url: receiver.url(path), events: ['domain.ready'] } });
-  if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-async function deliveries(key: string, subscriptionId: string): Promise<Array<{ id: string; state: string; attempts: number }>> {
-  const res = await stack.api.request('GET', `/v1/webhooks/${subscriptionId}/deliveries?limit=200`, { token: key });
-  if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${res.text}`);
-  return res.body;
-}
-
-const delivered = async (key: string, subscriptionId: string) => (await deliveries(key, subscriptionId)).filter((d) => d.state === 'delivered').length;
+const delivered = async (key: string, subscriptionId: string) => (await stack.deliveries(key, subscriptionId)).filter((d) => d.state === 'delivered').length;
 const coolingOf = async (subscriptionId: string) => (await stack.api.store.run((r) => r.webhookSubscriptions.coolingStates([subscriptionId]))).get(subscriptionId);
 const streakOf = async (subscriptionId: string) => (await coolingOf(subscriptionId))?.failureStreak;
 const startedSince = (path: string, at: number): CountedRequest[] => receiver.to(path).filter((r) => r.started >= at);
-
-/** Due deliveries written straight into the database, as a backlog left by an outage would be. */
-function backlog(applicationId: string, subscriptionId: string, count: number): WebhookDeliveryRow[] {
-  const now = new Date();
-  return Array.from({ length: count }, () => {
-    const eventId = randomUUID();
-    const payload = JSON.stringify({ id: eventId, type: 'domain.ready', created_at: now.toISOString().replace('Z', '+00:00'), data: { domain: { id: randomUUID() } } });
-    return pendingDelivery({ applicationId, subscriptionId, eventId, eventType: 'domain.ready', payload, replayOf: null }, now);
-  });
-}
 
 describe('sending shared between subscriptions', () => {
   it(`runs at most ${CAP} attempts of one subscription at once, and counts those that waited for their turn`, async () => {
     const app = await stack.application();
     receiver.answer('/cap', { status: 200, delayMs: 250 });
-    const sub = await subscribe(app.key, '/cap');
+    const sub = await stack.subscribe(app.key, '/cap', { receiver });
     const deferredBefore = (await sample('cds_webhook_deliveries_deferred_total', 'reason="in_flight_cap"')) ?? 0;
 
     for (let i = 0; i < 15; i++) await stack.emit(app.id, 'domain.ready');
@@ -77,10 +53,10 @@ describe('sending shared between subscriptions', () => {
     const other = await stack.application();
     receiver.answer('/backlog', { status: 200, delayMs: 100 });
     receiver.answer('/newcomer', { status: 200 });
-    const flooded = await subscribe(busy.key, '/backlog');
-    const newcomer = await subscribe(other.key, '/newcomer');
+    const flooded = await stack.subscribe(busy.key, '/backlog', { receiver });
+    const newcomer = await stack.subscribe(other.key, '/newcomer', { receiver });
     const BACKLOG = 150; // at 3 × 100 ms at a time: some 5 s of sending
-    await stack.api.store.run((r) => r.webhookDeliveries.insertMany(backlog(busy.id, flooded.id, BACKLOG)));
+    await stack.api.store.run((r) => r.webhookDeliveries.insertMany(dueBacklog(busy.id, flooded.id, BACKLOG)));
     await eventually('the backlog to be sending', () => receiver.to('/backlog').length >= CAP);
 
     // A new event: fanned out and sent at once.
@@ -88,7 +64,7 @@ describe('sending shared between subscriptions', () => {
     const [first] = await eventually("the newcomer's delivery", () => receiver.to('/newcomer').length >= 1 && receiver.to('/newcomer'));
     expect(first?.eventId).toBe(eventId);
     // A replay is written due now: the dispatcher's next lease finds it past the backlog.
-    const [original] = await eventually('the delivered record', async () => (await delivered(other.key, newcomer.id)) === 1 && deliveries(other.key, newcomer.id));
+    const [original] = await eventually('the delivered record', async () => (await delivered(other.key, newcomer.id)) === 1 && stack.deliveries(other.key, newcomer.id));
     const replay = await stack.api.request('POST', `/v1/webhooks/${newcomer.id}/deliveries/${original?.id}/replay`, { token: other.key });
     expect(replay.status).toBe(202);
     await eventually('the replay sent', () => receiver.to('/newcomer').length >= 2);
@@ -108,7 +84,7 @@ describe('cooling', () => {
     await stack.startDispatcher();
     const app = await stack.application();
     receiver.answer('/cooling', { status: 500, delayMs: 150 });
-    const sub = await subscribe(app.key, '/cooling');
+    const sub = await stack.subscribe(app.key, '/cooling', { receiver });
     for (let i = 0; i < 6; i++) await stack.emit(app.id, 'domain.ready');
 
     // The first attempts run side by side; once 5 in a row failed, the subscription is cooling.
@@ -122,7 +98,7 @@ describe('cooling', () => {
     expect(mostAtOnce(startedSince('/cooling', alone))).toBe(1);
     expect(await sample('cds_webhook_subscriptions_cooling')).toBe(1);
     // The retry schedule is unchanged: no delivery waits longer than its 100 ms for its own sake, only for its turn.
-    expect((await deliveries(app.key, sub.id)).every((d) => d.state === 'pending')).toBe(true);
+    expect((await stack.deliveries(app.key, sub.id)).every((d) => d.state === 'pending')).toBe(true);
 
     // A success ends cooling: the deliveries still pending go out side by side again.
     receiver.answer('/cooling', { status: 200, delayMs: 300 });
@@ -139,7 +115,7 @@ describe('cooling', () => {
   it('sends one attempt at a time to a subscription whose receiver fails 4 of every 5 attempts, its successes notwithstanding', async () => {
     const app = await stack.application();
     receiver.answer('/mostly-failing', { cycle: [500, 500, 500, 500, 200], delayMs: 100 });
-    const sub = await subscribe(app.key, '/mostly-failing');
+    const sub = await stack.subscribe(app.key, '/mostly-failing', { receiver });
     for (let i = 0; i < 20; i++) await stack.emit(app.id, 'domain.ready');
 
     // Cooling once 16 of the last 20 failed, with no 5 failures in a row.

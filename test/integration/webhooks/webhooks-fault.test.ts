@@ -3,7 +3,9 @@
 // are being delivered, then started again. Every event must reach the receiver
 // at least once, none may be abandoned; the duplicates the crash caused are reported.
 import { randomUUID } from 'node:crypto';
+import { ROUTING_KEYS } from '@cds/core';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { sampleDomainResource } from '../../support/domain-resource';
 import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
@@ -59,7 +61,7 @@ it(`delivers every one of ${EVENTS} events at least once across a kill -9 of the
   for (let start = 0; start < EVENTS; start += 100) {
     await api.store.transaction(async (r) => {
       for (const eventId of eventIds.slice(start, start + 100)) {
-        await r.outbox.add('event.emitted', { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: { id: randomUUID() } } });
+        await r.outbox.add(ROUTING_KEYS.eventEmitted, { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: sampleDomainResource() } });
       }
     });
     broker.relay.kick();

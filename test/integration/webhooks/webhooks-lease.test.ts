@@ -41,7 +41,7 @@ function deliveries(sub: WebhookSubscriptionRow, count: number, dueAt: (i: numbe
 
 const insert = (rows: WebhookDeliveryRow[]) => ctx.store.run((r) => r.webhookDeliveries.insertMany(rows));
 const lease = (now: Date, limit: number, shares?: LeaseShares, leaseId = randomUUID()) =>
-  ctx.store.run((r) => r.webhookDeliveries.claimDue(now, limit, leaseId, at(60_000), shares));
+  ctx.store.run((r) => r.webhookDeliveryQueue.claimDue(now, limit, leaseId, at(60_000), shares));
 const shares = (perSubscription: number, held: Record<string, number> = {}): LeaseShares => ({ perSubscription, held: new Map(Object.entries(held)) });
 const withApplicationShare = (perSubscription: number, perApplication: number, heldByApplication: Record<string, number> = {}): LeaseShares => ({
   ...shares(perSubscription), perApplication, heldByApplication: new Map(Object.entries(heldByApplication)),
@@ -70,7 +70,7 @@ async function attemptsWith(sub: WebhookSubscriptionRow, delivered: boolean[]): 
   const [d] = deliveries(sub, 1, () => at(-1));
   await insert([d as WebhookDeliveryRow]);
   const results = delivered.map((ok, i) => outcome(d as WebhookDeliveryRow, randomUUID(), ok, i + 1));
-  await ctx.store.run((r) => r.webhookDeliveries.recordAttempts(results));
+  await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts(results));
   await ctx.store.run((r) => r.webhookDeliveries.abandonPending(sub.id, 'set up'));
 }
 
@@ -115,7 +115,7 @@ describe('the lease', () => {
     await insert(subs.flatMap((sub) => deliveries(sub, 30, (i) => at(i))));
     const other = await ctx.openAnother();
     const claims = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      (i % 2 ? other : ctx.store).run((r) => r.webhookDeliveries.claimDue(at(1000), 10, randomUUID(), at(60_000), shares(4)))));
+      (i % 2 ? other : ctx.store).run((r) => r.webhookDeliveryQueue.claimDue(at(1000), 10, randomUUID(), at(60_000), shares(4)))));
     const ids = claims.flat().map((d) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const claim of claims) for (const sub of subs) expect(claim.filter((d) => d.subscriptionId === sub.id).length).toBeLessThanOrEqual(4);
@@ -135,10 +135,10 @@ describe('the lease', () => {
     // Leased (running somewhere): no other lease gets one, from this store or another.
     expect(await lease(at(1000), 10, shares(4))).toEqual([]);
     const other = await ctx.openAnother();
-    expect(await other.run((r) => r.webhookDeliveries.claimDue(at(1000), 10, randomUUID(), at(60_000)))).toEqual([]);
+    expect(await other.run((r) => r.webhookDeliveryQueue.claimDue(at(1000), 10, randomUUID(), at(60_000)))).toEqual([]);
 
     // Its outcome written, the next one may go; a failure keeps it cooling.
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([outcome(only as WebhookDeliveryRow, only?.leaseId as string, false)]));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([outcome(only as WebhookDeliveryRow, only?.leaseId as string, false)]));
     expect(await streakOf(sub)).toBe(6);
     const [second, ...none] = await lease(at(1000), 10, shares(4));
     expect(none).toEqual([]);
@@ -149,7 +149,7 @@ describe('the lease', () => {
     expect(third?.subscriptionId).toBe(sub.id);
 
     // A success ends cooling: the shares are back.
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([outcome(third as WebhookDeliveryRow, third?.leaseId as string, true, 2)]));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([outcome(third as WebhookDeliveryRow, third?.leaseId as string, true, 2)]));
     expect(await streakOf(sub)).toBe(0);
     expect(await ctx.store.run((r) => r.webhookSubscriptions.countCooling())).toBe(0);
     expect(await lease(at(60_000), 10, shares(4))).toHaveLength(4);
@@ -215,7 +215,7 @@ describe('the lease', () => {
     await insert(deliveries(sub, 20, (i) => at(i)));
     const other = await ctx.openAnother();
     const claims = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      (i % 2 ? other : ctx.store).run((r) => r.webhookDeliveries.claimDue(at(1000), 10, randomUUID(), at(60_000), shares(4)))));
+      (i % 2 ? other : ctx.store).run((r) => r.webhookDeliveryQueue.claimDue(at(1000), 10, randomUUID(), at(60_000), shares(4)))));
     expect(claims.flat()).toHaveLength(1);
   });
 });
@@ -228,12 +228,12 @@ describe('attempt outcomes', () => {
     const leaseId = randomUUID();
     await lease(T0, 10, undefined, leaseId);
     const [a, b, c, d, e, f] = rows as [WebhookDeliveryRow, WebhookDeliveryRow, WebhookDeliveryRow, WebhookDeliveryRow, WebhookDeliveryRow, WebhookDeliveryRow];
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([outcome(a, leaseId, false), outcome(b, leaseId, false)]));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([outcome(a, leaseId, false), outcome(b, leaseId, false)]));
     expect(await streakOf(sub)).toBe(2);
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([outcome(c, leaseId, false), outcome(d, leaseId, true), outcome(e, leaseId, false)]));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([outcome(c, leaseId, false), outcome(d, leaseId, true), outcome(e, leaseId, false)]));
     expect(await streakOf(sub)).toBe(1);
     // An outcome whose lease ran out still counts: the receiver saw the attempt.
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts([outcome(f, randomUUID(), false)]));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts([outcome(f, randomUUID(), false)]));
     expect(await streakOf(sub)).toBe(2);
   });
 
@@ -245,7 +245,7 @@ describe('attempt outcomes', () => {
     const leaseId = randomUUID();
     await lease(T0, 10, undefined, leaseId);
     const outcomes = rows.map((d, i) => outcome(d, leaseId, d.subscriptionId === s2.id && i === 4));
-    await ctx.store.run((r) => r.webhookDeliveries.recordAttempts(outcomes));
+    await ctx.store.run((r) => r.webhookDeliveryQueue.recordAttempts(outcomes));
     expect(await ctx.store.run((r) => r.webhookSubscriptions.coolingStates([s1.id, s2.id, s3.id]))).toEqual(new Map([
       [s1.id, { failureStreak: 3, recentOutcomes: 'fff' }], [s2.id, { failureStreak: 0, recentOutcomes: 'fs' }], [s3.id, { failureStreak: 4, recentOutcomes: 'ffff' }],
     ]));

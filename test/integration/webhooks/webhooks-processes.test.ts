@@ -20,7 +20,9 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ROUTING_KEYS } from '@cds/core';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { sampleDomainResource } from '../../support/domain-resource';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
 import { eventually } from '../../support/eventually';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database';
@@ -107,7 +109,7 @@ async function emit(appId: string, count: number): Promise<string[]> {
   const createdAt = new Date().toISOString().replace('Z', '+00:00');
   await api.store.transaction(async (r) => {
     for (const eventId of ids) {
-      await r.outbox.add('event.emitted', { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: { id: randomUUID() } } });
+      await r.outbox.add(ROUTING_KEYS.eventEmitted, { event_id: eventId, type: 'domain.ready', application_id: appId, created_at: createdAt, data: { domain: sampleDomainResource() } });
     }
   });
   broker.relay.kick();

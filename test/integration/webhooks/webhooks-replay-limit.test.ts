@@ -19,12 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-async function subscribe(key: string): Promise<{ id: string }> {
-  const res = await stack.api.request('POST', '/v1/webhooks', { token: key, body: { url: stack.receiver.url('/stuck'), events: ['domain.ready'] } });
-  if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
-  return res.body;
-}
-
 /** Deliveries written straight into the database; pending ones are not due for an hour, so nothing sends them. */
 async function insertDeliveries(app: { id: string }, sub: { id: string }, count: number, state: WebhookDeliveryRow['state'], createdAt = new Date()): Promise<WebhookDeliveryRow[]> {
   const rows = Array.from({ length: count }, (): WebhookDeliveryRow => ({
@@ -50,7 +44,7 @@ function expectPendingLimit(answer: Answer, pending: number): void {
 describe('the pending limit', () => {
   it('lets a replay of one delivery fill the limit, and refuses the next with Retry-After and details', async () => {
     const app = await stack.application();
-    const sub = await subscribe(app.key);
+    const sub = await stack.subscribe(app.key, '/stuck');
     const [source] = await insertDeliveries(app, sub, LIMIT - 1, 'pending');
 
     expect((await replayOne(app.key, sub, source as WebhookDeliveryRow)).status).toBe(202);
@@ -61,7 +55,7 @@ describe('the pending limit', () => {
 
   it('refuses a replay since a time that would go above it, on any subscription of the application, and allows one that fits', async () => {
     const app = await stack.application();
-    const [a, b] = [await subscribe(app.key), await subscribe(app.key)];
+    const [a, b] = [await stack.subscribe(app.key, '/stuck'), await stack.subscribe(app.key, '/stuck')];
     const old = new Date(Date.now() - 3_600_000);
     await insertDeliveries(app, a, 8, 'pending', old);
     const recent = new Date(Date.now() - 60_000);
@@ -82,7 +76,7 @@ describe('the pending limit', () => {
 
   it('always creates the deliveries of new events, above the limit too', async () => {
     const app = await stack.application();
-    const sub = await subscribe(app.key);
+    const sub = await stack.subscribe(app.key, '/stuck');
     const [source] = await insertDeliveries(app, sub, LIMIT, 'pending');
     expectPendingLimit(await replayOne(app.key, sub, source as WebhookDeliveryRow), LIMIT);
 
@@ -96,7 +90,7 @@ describe('the pending limit', () => {
 
   it('lets only one of several replays racing for the last place pass, whichever subscription each is on', async () => {
     const app = await stack.application();
-    const [a, b] = [await subscribe(app.key), await subscribe(app.key)];
+    const [a, b] = [await stack.subscribe(app.key, '/stuck'), await stack.subscribe(app.key, '/stuck')];
     const [sourceA] = await insertDeliveries(app, a, LIMIT - 1, 'pending');
     const [sourceB] = await insertDeliveries(app, b, 1, 'delivered');
 

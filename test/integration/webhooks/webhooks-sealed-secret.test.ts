@@ -15,12 +15,7 @@ afterAll(() => stack?.close());
 
 test("a signing secret copied into another subscription's row does not open there: nothing is sent for it, the others are delivered", async () => {
   const app = await stack.application();
-  const subscribe = async (path: string) => {
-    const res = await stack.api.request('POST', '/v1/webhooks', { token: app.key, body: { url: stack.receiver.url(path), events: ['domain.ready'] } });
-    if (res.status !== 201) throw new Error(`subscribe: ${res.status} ${res.text}`);
-    return res.body as { id: string; secret: string };
-  };
-  const [source, target] = [await subscribe('/source'), await subscribe('/target')];
+  const [source, target] = [await stack.subscribe(app.key, '/source'), await stack.subscribe(app.key, '/target')];
   const secretOf = async (id: string) => (await stack.api.store.run((r) => r.webhookSubscriptions.signingSecrets([id], new Date())))[0];
   const [sourceSecret, targetSecret] = [await secretOf(source.id), await secretOf(target.id)];
   await execSql(stack.api.config.databaseUrl, [`UPDATE webhook_secrets SET secret_sealed = '${sourceSecret?.secretSealed}' WHERE id = '${targetSecret?.id}'`]);

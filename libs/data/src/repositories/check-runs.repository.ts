@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { byCheckType } from '@cds/core';
 import type { EntityManager } from 'typeorm';
 import { nullableTextFromDb, nullableTimestampFromDb, numberFromDb, queryRows, timestampFromDb, updateReturning, type RawRow } from '../sql';
@@ -9,11 +8,12 @@ import { runChecksText } from './run-checks-text';
 import type { CheckRow, DomainRow } from './domains.types';
 import { ENTITY } from '../entities';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
-import { TypeOrmOutboxRepository } from './outbox.repository';
+import { DOMAIN_COLUMN_NAMES } from './domain-columns';
+import { insertOutboxRow, outboxInsertFor, outboxParams } from './outbox-insert';
 import { atomically, chunks } from './write-helpers';
 
 /** Every column of a leased domain, as the lease statements return them. */
-const DOMAIN_COLUMNS = 'id, application_id, hostname, reference, status, challenge_token, metadata, redirect_to, created_at, updated_at, deleted_at, next_check_at, check_count, status_runs';
+const LEASED_COLUMNS = `${DOMAIN_COLUMN_NAMES}, check_count, status_runs`;
 
 function domainFromDb(raw: RawRow): DomainRow {
   return {
@@ -50,6 +50,7 @@ function certificateFromDb(raw: RawRow): CertificateRow | null {
   return {
     hostname: String(raw.c_hostname), domainId: String(raw.c_domain_id), issuer: raw.c_issuer as CertificateRow['issuer'], pemChain: String(raw.c_pem_chain),
     keySealed: String(raw.c_key_sealed), notBefore: timestampFromDb(raw.c_not_before), notAfter: timestampFromDb(raw.c_not_after), createdAt: timestampFromDb(raw.c_created_at),
+    ...(raw.c_directory_url === null || raw.c_directory_url === undefined ? {} : { directoryUrl: String(raw.c_directory_url) }),
   };
 }
 
@@ -59,13 +60,13 @@ function certificateFromDb(raw: RawRow): CertificateRow | null {
  * hostnames' certificates in one statement.
  */
 const leaseWithContext = (update: string) => `
-  WITH leased AS (${update} RETURNING ${DOMAIN_COLUMNS})
+  WITH leased AS (${update} RETURNING ${LEASED_COLUMNS})
   SELECT leased.*,
     (SELECT json_agg(json_build_array(${CHECK_COLUMNS.map((c) => `dc.${c}`).join(', ')}))
        FROM domain_checks dc WHERE dc.domain_id = leased.id) AS checks,
     EXISTS (SELECT 1 FROM origins o WHERE o.application_id = leased.application_id AND o.status = 'active') AS active_origin,
     c.hostname AS c_hostname, c.domain_id AS c_domain_id, c.issuer AS c_issuer, c.pem_chain AS c_pem_chain, c.key_sealed AS c_key_sealed,
-    c.not_before AS c_not_before, c.not_after AS c_not_after, c.created_at AS c_created_at
+    c.not_before AS c_not_before, c.not_after AS c_not_after, c.created_at AS c_created_at, c.directory_url AS c_directory_url
   FROM leased LEFT JOIN certificates c ON c.hostname = leased.hostname`;
 
 /**
@@ -94,7 +95,8 @@ const RUN_UPSERT = `ON CONFLICT (domain_id, slot) DO UPDATE SET started_at = exc
 
 
 const CERTIFICATE_UPSERT = `ON CONFLICT (hostname) DO UPDATE SET domain_id = excluded.domain_id, issuer = excluded.issuer, pem_chain = excluded.pem_chain,
-  key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at`;
+  key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at,
+  directory_url = excluded.directory_url`;
 
 /**
  * PostgreSQL: CheckRunsRepository.record in one statement. The domains' and
@@ -138,21 +140,15 @@ const RECORD_STATEMENT = `
     ${RUN_UPSERT}
   ),
   certificates AS (
-    INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at)
+    INSERT INTO certificates (hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at, directory_url)
     SELECT t.* FROM unnest(CAST(:certHostnames AS varchar[]), CAST(:certDomains AS uuid[]), CAST(:certIssuers AS varchar[]), CAST(:certChains AS text[]),
-      CAST(:certKeys AS text[]), CAST(:certNotBefore AS timestamptz[]), CAST(:certNotAfter AS timestamptz[]), CAST(:certCreated AS timestamptz[]))
-      AS t(hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at)
+      CAST(:certKeys AS text[]), CAST(:certNotBefore AS timestamptz[]), CAST(:certNotAfter AS timestamptz[]), CAST(:certCreated AS timestamptz[]),
+      CAST(:certDirectories AS text[]))
+      AS t(hostname, domain_id, issuer, pem_chain, key_sealed, not_before, not_after, created_at, directory_url)
     WHERE t.domain_id IN (SELECT id FROM changed)
     ${CERTIFICATE_UPSERT}
   ),
-  messages AS (
-    INSERT INTO outbox (id, routing_key, payload, created_at, attempts)
-    SELECT m.id, m.routing_key, m.payload, CAST(:messagesAt AS timestamptz), 0
-    FROM unnest(CAST(:messageIds AS uuid[]), CAST(:messageDomains AS uuid[]), CAST(:messageKeys AS text[]), CAST(:messagePayloads AS text[]))
-      WITH ORDINALITY AS m(id, domain_id, routing_key, payload, n)
-    WHERE m.domain_id IN (SELECT id FROM changed)
-    ORDER BY m.n
-  )
+  messages AS (${outboxInsertFor('changed')})
   SELECT id FROM changed`;
 
 /** A lease is free when nobody holds it or its holder let it expire (a crashed checker). */
@@ -224,7 +220,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
             hasActiveOrigin: raw.active_origin === true,
           };
         })
-      : await this.withContext(await updateReturning<RawRow>(this.manager, this.kind, update, DOMAIN_COLUMNS, params));
+      : await this.withContext(await updateReturning<RawRow>(this.manager, this.kind, update, LEASED_COLUMNS, params));
     const due = (l: LeasedDomain) => l.domain.nextCheckAt?.getTime() ?? 0;
     return leased.sort((a, b) => due(a) - due(b));
   }
@@ -238,7 +234,8 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     const certificates = await queryRows<RawRow>(
       this.manager,
       `SELECT hostname AS c_hostname, domain_id AS c_domain_id, issuer AS c_issuer, pem_chain AS c_pem_chain, key_sealed AS c_key_sealed,
-         not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at FROM certificates WHERE hostname IN (:...hostnames)`,
+         not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at, directory_url AS c_directory_url
+       FROM certificates WHERE hostname IN (:...hostnames)`,
       { hostnames: domains.map((d) => d.hostname) },
     );
     const withOrigin = new Set((await queryRows<RawRow>(
@@ -264,7 +261,6 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     const iso = (date: Date | null) => date?.toISOString() ?? null;
     const ms = (date: Date | null) => date?.getTime() ?? null;
     const certificates = records.flatMap((record) => (record.certificate ? [record.certificate] : []));
-    const messages = records.flatMap((record) => record.messages.map((message) => ({ domainId: record.domainId, ...message })));
     // Planned at every execution: the generic plan of a prepared statement is ten times slower here.
     const rows = await queryRows<{ id: string }>(this.manager, RECORD_STATEMENT, {
       leasedBy,
@@ -284,8 +280,8 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
       certHostnames: certificates.map((c) => c.hostname), certDomains: certificates.map((c) => c.domainId), certIssuers: certificates.map((c) => c.issuer),
       certChains: certificates.map((c) => c.pemChain), certKeys: certificates.map((c) => c.keySealed), certNotBefore: certificates.map((c) => iso(c.notBefore)),
       certNotAfter: certificates.map((c) => iso(c.notAfter)), certCreated: certificates.map((c) => iso(c.createdAt)),
-      messageIds: messages.map(() => randomUUID()), messageDomains: messages.map((m) => m.domainId), messageKeys: messages.map((m) => m.routingKey),
-      messagePayloads: messages.map((m) => JSON.stringify(m.payload)), messagesAt: new Date().toISOString(),
+      certDirectories: certificates.map((c) => c.directoryUrl ?? null),
+      ...outboxParams(records.flatMap((record) => record.messages.map((message) => ({ domainId: record.domainId, message })))),
     });
     return rows.map((row) => row.id);
   }
@@ -312,8 +308,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     const certificates = new TypeOrmCertificatesRepository(this.manager);
     for (const record of kept) if (record.certificate) await certificates.save(record.certificate);
     // In the order given: the outbox's seq keeps it.
-    const outbox = new TypeOrmOutboxRepository(this.manager);
-    for (const message of kept.flatMap((record) => record.messages)) await outbox.add(message.routingKey, message.payload);
+    for (const message of kept.flatMap((record) => record.messages)) await insertOutboxRow(this.manager, message);
     return [...written];
   }
 

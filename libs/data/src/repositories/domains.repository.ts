@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { CHECK_TYPES } from '@cds/core';
 import { In, IsNull, type EntityManager, type FindOptionsWhere, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
@@ -6,8 +5,9 @@ import { guardUnique } from '../errors';
 import { numberFromDb, queryPrepared, queryRows, updateReturning } from '../sql';
 import type { DatabaseKind } from '../database-url';
 import type { CheckRow, DomainListFilter, DomainRow, DomainsRepository, RegisterOutcome } from './domains.types';
+import { DOMAIN_COLUMN_NAMES, DOMAIN_COLUMNS } from './domain-columns';
+import { insertOutboxRow, outboxInsertFor, outboxParams } from './outbox-insert';
 import type { OutboxMessage } from './outbox.types';
-import { TypeOrmOutboxRepository } from './outbox.repository';
 import { atomically, updateWhere } from './write-helpers';
 
 const OLDEST_FIRST = { createdAt: 'ASC', id: 'ASC' } as const;
@@ -30,10 +30,6 @@ function checkValues(count: number): string {
   return Array.from({ length: count }, (_, i) => `(${CHECK_COLUMNS.map((column) => `CAST(:c${i}${column} AS ${casts[column]})`).join(', ')})`).join(', ');
 }
 
-function messageValues(count: number): string {
-  return Array.from({ length: count }, (_, i) => `(CAST(:m${i}id AS uuid), CAST(:m${i}key AS text), CAST(:m${i}payload AS text))`).join(', ');
-}
-
 /**
  * PostgreSQL: the whole registration as ONE statement. The application's row
  * is locked by the conditional UPDATE and released at the statement's own
@@ -41,45 +37,33 @@ function messageValues(count: number): string {
  * takes to insert and commit, never for a round trip to the client. READ
  * COMMITTED re-evaluates `live_domains < limit` on the row version a
  * concurrent create committed, so the limit cannot be passed. One text per
- * number of checks and messages, so each is prepared once per connection.
+ * number of checks, with or without messages (1 or 0: the messages travel as
+ * arrays), so each is prepared once per connection.
  */
-const registerSql = memoize((checkCount: number, messageCount: number): string => {
+const registerSql = memoize((checkCount: number, withMessages: number): string => {
+  const domainValues = DOMAIN_COLUMNS.map(([field, , type]) => (field === 'applicationId' ? 'admitted.id' : `CAST(:${field} AS ${type})`)).join(', ');
   const parts = [
     `admitted AS (UPDATE applications SET live_domains = live_domains + :counted
        WHERE id = :applicationId AND live_domains < :limit RETURNING id)`,
-    `inserted AS (INSERT INTO domains (id, application_id, hostname, reference, status, challenge_token, metadata, redirect_to, created_at, updated_at, deleted_at, next_check_at)
-       SELECT CAST(:id AS uuid), admitted.id, CAST(:hostname AS varchar), CAST(:reference AS varchar), CAST(:status AS varchar),
-         CAST(:challengeToken AS text), CAST(:metadata AS text), CAST(:redirectTo AS varchar), CAST(:createdAt AS timestamptz), CAST(:updatedAt AS timestamptz),
-         CAST(:deletedAt AS timestamptz), CAST(:nextCheckAt AS timestamptz)
+    `inserted AS (INSERT INTO domains (${DOMAIN_COLUMN_NAMES})
+       SELECT ${domainValues}
        FROM admitted RETURNING id)`,
   ];
   if (checkCount > 0) {
     parts.push(`checks AS (INSERT INTO domain_checks (domain_id, type, status, error_code, message, observed_at, next_check_at)
        SELECT inserted.id, c.* FROM inserted CROSS JOIN (VALUES ${checkValues(checkCount)}) AS c)`);
   }
-  if (messageCount > 0) {
-    parts.push(`messages AS (INSERT INTO outbox (id, routing_key, payload, created_at, attempts)
-       SELECT m.id, m.routing_key, m.payload, CAST(:messagesAt AS timestamptz), 0
-       FROM inserted CROSS JOIN (VALUES ${messageValues(messageCount)}) AS m(id, routing_key, payload))`);
-  }
+  if (withMessages) parts.push(`messages AS (${outboxInsertFor('inserted')})`);
   return `WITH ${parts.join(',\n')}\nSELECT COUNT(*) AS admitted FROM inserted`;
 });
 
 function registerParams(domain: DomainRow, checks: CheckRow[], limit: number, messages: OutboxMessage[]): Params {
-  const params: Params = {
-    applicationId: domain.applicationId, limit, counted: domain.deletedAt === null ? 1 : 0,
-    id: domain.id, hostname: domain.hostname, reference: domain.reference, status: domain.status, challengeToken: domain.challengeToken,
-    metadata: JSON.stringify(domain.metadata), redirectTo: domain.redirectTo, createdAt: domain.createdAt, updatedAt: domain.updatedAt, deletedAt: domain.deletedAt,
-    nextCheckAt: domain.nextCheckAt, messagesAt: new Date(),
-  };
+  const params: Params = { limit, counted: domain.deletedAt === null ? 1 : 0 };
+  for (const [field] of DOMAIN_COLUMNS) params[field] = field === 'metadata' ? JSON.stringify(domain.metadata) : domain[field];
   checks.forEach((check, i) => {
     for (const column of CHECK_COLUMNS) params[`c${i}${column}`] = check[column];
   });
-  messages.forEach((message, i) => {
-    params[`m${i}id`] = randomUUID();
-    params[`m${i}key`] = message.routingKey;
-    params[`m${i}payload`] = JSON.stringify(message.payload);
-  });
+  if (messages.length > 0) Object.assign(params, outboxParams(messages.map((message) => ({ domainId: domain.id, message }))));
   return params;
 }
 
@@ -197,7 +181,7 @@ export class TypeOrmDomainsRepository implements DomainsRepository {
   }
 
   private async registerInOneStatement(domain: DomainRow, checks: CheckRow[], limit: number, messages: OutboxMessage[]): Promise<boolean> {
-    const sql = registerSql(checks.length, messages.length);
+    const sql = registerSql(checks.length, messages.length > 0 ? 1 : 0);
     const [row] = await guardUnique(queryPrepared<{ admitted: unknown }>(this.manager, sql, registerParams(domain, checks, limit, messages)));
     return numberFromDb(row?.admitted ?? 0) > 0;
   }
@@ -213,8 +197,7 @@ export class TypeOrmDomainsRepository implements DomainsRepository {
       if (admitted.length === 0) return false;
       await guardUnique(manager.getRepository<DomainRow>(ENTITY.domain).insert(domain));
       if (checks.length > 0) await guardUnique(manager.getRepository<CheckRow>(ENTITY.domainCheck).insert(checks));
-      const outbox = new TypeOrmOutboxRepository(manager);
-      for (const message of messages) await outbox.add(message.routingKey, message.payload);
+      for (const message of messages) await insertOutboxRow(manager, message);
       return true;
     });
   }

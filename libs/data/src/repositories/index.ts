@@ -13,6 +13,7 @@ import { TypeOrmOriginsRepository } from './origins.repository';
 import { TypeOrmAssertionKeysRepository } from './assertion-keys.repository';
 import { TypeOrmTrafficRepository } from './traffic.repository';
 import { TypeOrmWebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { TypeOrmWebhookDeliveryQueueRepository } from './webhook-delivery-queue.repository';
 import { TypeOrmWebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
 import { TypeOrmCheckRunsRepository } from './check-runs.repository';
 import { TypeOrmCertificatesRepository } from './certificates.repository';
@@ -38,6 +39,7 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     traffic: new TypeOrmTrafficRepository(manager),
     webhookSubscriptions: new TypeOrmWebhookSubscriptionsRepository(manager, kind),
     webhookDeliveries: new TypeOrmWebhookDeliveriesRepository(manager, kind),
+    webhookDeliveryQueue: new TypeOrmWebhookDeliveryQueueRepository(manager, kind),
     checkRuns: new TypeOrmCheckRunsRepository(manager, kind),
     certificates: new TypeOrmCertificatesRepository(manager),
     acmeChallenges: new TypeOrmAcmeChallengesRepository(manager),

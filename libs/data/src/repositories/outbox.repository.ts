@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { MessagePayload, RoutingKey } from '@cds/core';
 import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ENTITY } from '../entities';
 import { nullableTimestampFromDb, numberFromDb, queryRows } from '../sql';
-import type { OutboxRepository, OutboxRow } from './outbox.types';
+import { insertOutboxRow } from './outbox-insert';
+import type { OutboxMessage, OutboxRepository, OutboxRow } from './outbox.types';
 
 export class TypeOrmOutboxRepository implements OutboxRepository {
   private readonly rows: Repository<OutboxRow>;
@@ -12,18 +12,8 @@ export class TypeOrmOutboxRepository implements OutboxRepository {
     this.rows = manager.getRepository<OutboxRow>(ENTITY.outbox);
   }
 
-  async add<K extends RoutingKey>(routingKey: K, payload: MessagePayload<K>): Promise<OutboxRow> {
-    const json = JSON.stringify(payload);
-    if (json === undefined) throw new TypeError('Outbox payload has no JSON form.');
-    const row = { id: randomUUID(), routingKey, createdAt: new Date() };
-    // Raw INSERT … RETURNING: seq is assigned by the database on both sides.
-    const [inserted] = await queryRows<{ seq: unknown }>(
-      this.manager,
-      'INSERT INTO outbox (id, routing_key, payload, created_at, attempts) VALUES (:id, :routingKey, :payload, :createdAt, 0) RETURNING seq',
-      { ...row, payload: json },
-    );
-    if (!inserted) throw new Error('Outbox insert returned no row.');
-    return { ...row, seq: numberFromDb(inserted.seq), payload: JSON.parse(json) as unknown, publishedAt: null, attempts: 0, setAsideAt: null, setAsideReason: null };
+  add<K extends RoutingKey>(routingKey: K, payload: MessagePayload<K>): Promise<OutboxRow> {
+    return insertOutboxRow(this.manager, { routingKey, payload } as OutboxMessage);
   }
 
   unpublished(limit: number): Promise<OutboxRow[]> {

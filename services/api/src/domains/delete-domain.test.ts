@@ -1,25 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ROUTING_KEYS } from '@cds/core';
-import { fakeApplication, fakeStore, type FakeStore } from '../../../../test/support/fake-store';
-import type { UseCaseContext } from '../shared/context';
+import { fakeApplication, fakeStore } from '../../../../test/support/fake-store';
+import { useCaseContext } from '../../../../test/support/use-case-context';
 import { deleteDomain } from './delete-domain';
 import { registerDomain } from './register-domain';
 
 const CREATED = new Date('2025-06-01T10:00:00.000Z');
 const DELETED = new Date('2025-06-01T11:00:00.000Z');
 
-function contextOf(store: FakeStore, now: Date): UseCaseContext & { commits: number } {
-  const ctx = { store, edgeTarget: 'edge.example.net', edgeAddresses: [], deploymentDomainLimit: 0, now: () => now, commits: 0, afterCommit: () => { ctx.commits += 1; } };
-  return ctx;
-}
-
 describe('deleteDomain', () => {
   it('turns the domain deleting, frees its hostname and announces domain.deleted with the resource it answers', async () => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const created = await registerDomain(contextOf(store, CREATED), application, { hostname: 'shop.example.com', reference: 'ws' });
+    const created = await registerDomain(useCaseContext(store, CREATED), application, { hostname: 'shop.example.com', reference: 'ws' });
     const before = store.tables.outbox.length;
-    const ctx = contextOf(store, DELETED);
+    const ctx = useCaseContext(store, DELETED);
 
     const resource = await deleteDomain(ctx, application, created.id);
 
@@ -36,10 +31,10 @@ describe('deleteDomain', () => {
   it('answers a repeat with the same representation and announces nothing again', async () => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const created = await registerDomain(contextOf(store, CREATED), application, { hostname: 'shop.example.com', reference: 'ws' });
-    const first = await deleteDomain(contextOf(store, DELETED), application, created.id);
+    const created = await registerDomain(useCaseContext(store, CREATED), application, { hostname: 'shop.example.com', reference: 'ws' });
+    const first = await deleteDomain(useCaseContext(store, DELETED), application, created.id);
     const announced = store.tables.outbox.length;
-    const ctx = contextOf(store, new Date(DELETED.getTime() + 60_000));
+    const ctx = useCaseContext(store, new Date(DELETED.getTime() + 60_000));
 
     expect(await deleteDomain(ctx, application, created.id.toUpperCase())).toEqual(first);
     expect(store.tables.outbox).toHaveLength(announced);
@@ -52,7 +47,7 @@ describe('deleteDomain', () => {
   ])('answers domain_not_found for %s', async (_name, id) => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const err = await deleteDomain(contextOf(store, DELETED), application, id()).catch((e: unknown) => e);
+    const err = await deleteDomain(useCaseContext(store, DELETED), application, id()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'domain_not_found', status: 404 });
   });
@@ -60,9 +55,9 @@ describe('deleteDomain', () => {
   it('answers domain_not_found for another application\'s domain and leaves it live', async () => {
     const [owner, other] = [fakeApplication(), fakeApplication()];
     const store = fakeStore({ applications: [owner, other] });
-    const created = await registerDomain(contextOf(store, CREATED), owner, { hostname: 'shop.example.com', reference: 'ws' });
+    const created = await registerDomain(useCaseContext(store, CREATED), owner, { hostname: 'shop.example.com', reference: 'ws' });
 
-    await expect(deleteDomain(contextOf(store, DELETED), other, created.id)).rejects.toMatchObject({ code: 'domain_not_found' });
+    await expect(deleteDomain(useCaseContext(store, DELETED), other, created.id)).rejects.toMatchObject({ code: 'domain_not_found' });
     expect(await store.run((r) => r.domains.findLiveByHostname('shop.example.com'))).toMatchObject({ id: created.id });
   });
 });

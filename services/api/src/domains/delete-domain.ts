@@ -1,7 +1,7 @@
 import type { ApplicationRow, DomainRow } from '@cds/data';
 import type { UseCaseContext } from '../shared/context';
 import { DOMAIN_CHANGES, domainEvent, ROUTING_KEYS, type DomainResource } from '@cds/core';
-import { findOwnDomain, withChecks } from './read-domains';
+import { domainResourceOf, findOwnDomain } from './read-domains';
 
 /**
  * Requests deletion: `deleting` is terminal, the hostname is free at once and
@@ -11,17 +11,14 @@ export async function deleteDomain(ctx: UseCaseContext, application: Application
   const { resource, changed } = await ctx.store.transaction(async (r) => {
     await r.applications.lock(application.id); // serializes concurrent deletes of one domain; creates lock it first too
     const domain = await findOwnDomain(r, application.id, id, true);
-    if (domain.deletedAt) {
-      const [current] = await withChecks(r, [domain], ctx);
-      return { resource: current as DomainResource, changed: false };
-    }
+    if (domain.deletedAt) return { resource: await domainResourceOf(r, domain, ctx), changed: false };
     const now = ctx.now();
     await r.domains.markDeleted(application.id, domain.id, now);
     const deleted: DomainRow = { ...domain, status: 'deleting', deletedAt: now, updatedAt: now, nextCheckAt: null };
-    const [current] = await withChecks(r, [deleted], ctx);
-    await r.outbox.add(ROUTING_KEYS.eventEmitted, domainEvent('domain.deleted', application.id, current as DomainResource, now));
+    const resource = await domainResourceOf(r, deleted, ctx);
+    await r.outbox.add(ROUTING_KEYS.eventEmitted, domainEvent('domain.deleted', application.id, resource, now));
     await r.outbox.add(ROUTING_KEYS.domainChanged, { domain_id: domain.id, hostname: domain.hostname, application_id: application.id, change: DOMAIN_CHANGES.deleted });
-    return { resource: current as DomainResource, changed: true };
+    return { resource, changed: true };
   });
   if (changed) ctx.afterCommit();
   return resource;

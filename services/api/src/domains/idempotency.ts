@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, requestHash } from '@cds/core';
+import { AppError, errorBody, requestHash } from '@cds/core';
 import type { IdempotencyRow } from '@cds/data';
-import { errorBody } from '@cds/http';
 import { v5 as uuidv5 } from 'uuid';
 import type { UseCaseContext } from '../shared/context';
 

@@ -26,11 +26,16 @@ export async function withChecks(r: Repositories, domains: DomainRow[], routing:
   return domains.map((d) => toDomainResource(d, checks.filter((c) => c.domainId === d.id), routing));
 }
 
+/** One domain as a resource, with its checks. */
+export async function domainResourceOf(r: Repositories, domain: DomainRow, routing: EdgeRouting): Promise<DomainResource> {
+  return toDomainResource(domain, await r.domains.checksOf([domain.id]), routing);
+}
+
 /** The application's domain with this id as a resource, or null. */
 export async function findDomain(ctx: UseCaseContext, application: ApplicationRow, id: string, includeDeleted: boolean): Promise<DomainResource | null> {
   return ctx.store.run(async (r) => {
     const domain = await lookupOwnDomain(r, application.id, id, includeDeleted);
-    return domain ? ((await withChecks(r, [domain], ctx))[0] ?? null) : null;
+    return domain ? domainResourceOf(r, domain, ctx) : null;
   });
 }
 

@@ -1,28 +1,18 @@
 import { ROUTING_KEYS } from '@cds/core';
-import { fakeApplication, fakeStore, type FakeStore } from '../../../../test/support/fake-store';
-import type { UseCaseContext } from '../shared/context';
+import { fakeApplication, fakeStore } from '../../../../test/support/fake-store';
+import { useCaseContext } from '../../../../test/support/use-case-context';
 import { deleteDomain } from './delete-domain';
 import { recheckDomain } from './recheck-domain';
 import { registerDomain } from './register-domain';
 
 const T0 = new Date('2025-06-01T10:59:30.000Z');
 
-/** A context whose clock the test moves. */
-function contextOf(store: FakeStore): UseCaseContext & { commits: number; at: Date } {
-  const ctx = {
-    store, edgeTarget: 'edge.example.net', edgeAddresses: [], deploymentDomainLimit: 0, at: T0, commits: 0,
-    now: () => ctx.at,
-    afterCommit: () => { ctx.commits += 1; },
-  };
-  return ctx;
-}
-
 const later = (ms: number) => new Date(T0.getTime() + ms);
 
 async function setUp(domains = 1) {
   const application = fakeApplication({ limits: { live_domains: 100 } });
   const store = fakeStore({ applications: [application] });
-  const ctx = contextOf(store);
+  const ctx = useCaseContext(store, T0);
   const ids: string[] = [];
   for (let i = 0; i < domains; i++) ids.push((await registerDomain(ctx, application, { hostname: `d${i}.example.com`, reference: 'ws' })).id);
   return { application, store, ctx, ids, announced: store.tables.outbox.length, commits: ctx.commits };

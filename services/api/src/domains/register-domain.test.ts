@@ -1,15 +1,9 @@
 import { AppError, ROUTING_KEYS } from '@cds/core';
-import { fakeApplication, fakeStore, type FakeStore } from '../../../../test/support/fake-store';
-import type { UseCaseContext } from '../shared/context';
+import { fakeApplication, fakeStore } from '../../../../test/support/fake-store';
+import { useCaseContext } from '../../../../test/support/use-case-context';
 import { registerDomain } from './register-domain';
 
 const NOW = new Date('2025-06-01T10:00:00.000Z');
-const EDGE_TARGET = 'edge.example.net';
-
-function contextOf(store: FakeStore, deploymentDomainLimit = 0): UseCaseContext & { commits: number } {
-  const ctx = { store, edgeTarget: EDGE_TARGET, edgeAddresses: [], deploymentDomainLimit, now: () => NOW, commits: 0, afterCommit: () => { ctx.commits += 1; } };
-  return ctx;
-}
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
   const err = await promise.then(() => null, (e: unknown) => e);
@@ -21,7 +15,7 @@ describe('registerDomain', () => {
   it('writes the domain, its four pending checks and both announcements in one unit of work, then wakes the relay', async () => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const ctx = contextOf(store);
+    const ctx = useCaseContext(store, NOW);
 
     const resource = await registerDomain(ctx, application, { hostname: 'Shop.Example.COM', reference: 'ws_1', metadata: { plan: 'gold' } });
 
@@ -45,7 +39,7 @@ describe('registerDomain', () => {
   ])('refuses %s with invalid_reference and writes nothing', async (_name, reference) => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const err = await refusal(registerDomain(contextOf(store), application, { hostname: 'shop.example.com', reference }));
+    const err = await refusal(registerDomain(useCaseContext(store, NOW), application, { hostname: 'shop.example.com', reference }));
     expect(err).toMatchObject({ code: 'invalid_reference', details: { field: 'reference' } });
     expect(store.units).toEqual([]);
   });
@@ -54,8 +48,8 @@ describe('registerDomain', () => {
     const owner = fakeApplication();
     const other = fakeApplication();
     const store = fakeStore({ applications: [owner, other] });
-    await registerDomain(contextOf(store), owner, { hostname: 'shop.example.com', reference: 'first' });
-    const ctx = contextOf(store);
+    await registerDomain(useCaseContext(store, NOW), owner, { hostname: 'shop.example.com', reference: 'first' });
+    const ctx = useCaseContext(store, NOW);
 
     const err = await refusal(registerDomain(ctx, other, { hostname: 'SHOP.example.com', reference: 'second' }));
 
@@ -68,9 +62,9 @@ describe('registerDomain', () => {
   it('answers domain_limit_reached at the application\'s live_domains, naming the limit and the live count', async () => {
     const application = fakeApplication({ limits: { live_domains: 1 } });
     const store = fakeStore({ applications: [application] });
-    await registerDomain(contextOf(store), application, { hostname: 'one.example.com', reference: 'ws' });
+    await registerDomain(useCaseContext(store, NOW), application, { hostname: 'one.example.com', reference: 'ws' });
 
-    const err = await refusal(registerDomain(contextOf(store), application, { hostname: 'two.example.com', reference: 'ws' }));
+    const err = await refusal(registerDomain(useCaseContext(store, NOW), application, { hostname: 'two.example.com', reference: 'ws' }));
 
     expect(err).toMatchObject({ code: 'domain_limit_reached', details: { scope: 'application', limit: 1, live: 1 } });
     expect(store.tables.domains.map((d) => d.hostname)).toEqual(['one.example.com']);
@@ -80,10 +74,10 @@ describe('registerDomain', () => {
     const full = fakeApplication({ limits: { live_domains: 1 } });
     const owner = fakeApplication();
     const store = fakeStore({ applications: [full, owner] });
-    await registerDomain(contextOf(store), full, { hostname: 'mine.example.com', reference: 'ws' });
-    await registerDomain(contextOf(store), owner, { hostname: 'taken.example.com', reference: 'ws' });
+    await registerDomain(useCaseContext(store, NOW), full, { hostname: 'mine.example.com', reference: 'ws' });
+    await registerDomain(useCaseContext(store, NOW), owner, { hostname: 'taken.example.com', reference: 'ws' });
 
-    const err = await refusal(registerDomain(contextOf(store), full, { hostname: 'taken.example.com', reference: 'ws' }));
+    const err = await refusal(registerDomain(useCaseContext(store, NOW), full, { hostname: 'taken.example.com', reference: 'ws' }));
 
     expect(err.code).toBe('hostname_already_claimed');
   });
@@ -91,9 +85,9 @@ describe('registerDomain', () => {
   it('counts every application\'s live domains against the deployment limit, in a transaction, and writes nothing when refused', async () => {
     const [first, second] = [fakeApplication(), fakeApplication()];
     const store = fakeStore({ applications: [first, second] });
-    await registerDomain(contextOf(store, 2), first, { hostname: 'a.example.com', reference: 'ws' });
-    await registerDomain(contextOf(store, 2), second, { hostname: 'b.example.com', reference: 'ws' });
-    const ctx = contextOf(store, 2);
+    await registerDomain(useCaseContext(store, NOW, { deploymentDomainLimit: 2 }), first, { hostname: 'a.example.com', reference: 'ws' });
+    await registerDomain(useCaseContext(store, NOW, { deploymentDomainLimit: 2 }), second, { hostname: 'b.example.com', reference: 'ws' });
+    const ctx = useCaseContext(store, NOW, { deploymentDomainLimit: 2 });
 
     const err = await refusal(registerDomain(ctx, first, { hostname: 'c.example.com', reference: 'ws' }));
 
@@ -107,9 +101,9 @@ describe('registerDomain', () => {
   it('accepts an apex domain only when the deployment has edge addresses, and asks for A and AAAA records then (DECISIONS §12)', async () => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const refused = await refusal(registerDomain(contextOf(store), application, { hostname: 'customer.com', reference: 'ws' }));
+    const refused = await refusal(registerDomain(useCaseContext(store, NOW), application, { hostname: 'customer.com', reference: 'ws' }));
     expect(refused).toMatchObject({ code: 'apex_not_supported', details: { field: 'hostname' } });
-    const ctx = { ...contextOf(store), edgeAddresses: ['192.0.2.1', '2001:db8::1'] };
+    const ctx = useCaseContext(store, NOW, { edgeAddresses: ['192.0.2.1', '2001:db8::1'] });
     const resource = await registerDomain(ctx, application, { hostname: 'customer.com', reference: 'ws' });
     expect(resource.dns_records.map((r) => [r.type, r.name, r.value])).toEqual([
       ['TXT', '_custom-domain-challenge.customer.com', expect.any(String)],
@@ -122,16 +116,16 @@ describe('registerDomain', () => {
     const owner = fakeApplication();
     const other = fakeApplication();
     const store = fakeStore({ applications: [owner, other] });
-    await registerDomain(contextOf(store), owner, { hostname: 'www.example.com', reference: 'ws' });
-    await registerDomain(contextOf(store), other, { hostname: 'www.example.org', reference: 'ws' });
+    await registerDomain(useCaseContext(store, NOW), owner, { hostname: 'www.example.com', reference: 'ws' });
+    await registerDomain(useCaseContext(store, NOW), other, { hostname: 'www.example.org', reference: 'ws' });
 
-    const resource = await registerDomain(contextOf(store), owner, { hostname: 'shop.example.com', reference: 'ws', redirect_to: 'WWW.example.com.' });
+    const resource = await registerDomain(useCaseContext(store, NOW), owner, { hostname: 'shop.example.com', reference: 'ws', redirect_to: 'WWW.example.com.' });
     expect(resource.redirect_to).toBe('www.example.com');
     expect(store.tables.domains.find((d) => d.id === resource.id)?.redirectTo).toBe('www.example.com');
-    expect((await registerDomain(contextOf(store), owner, { hostname: 'a.example.com', reference: 'ws' })).redirect_to).toBeNull();
+    expect((await registerDomain(useCaseContext(store, NOW), owner, { hostname: 'a.example.com', reference: 'ws' })).redirect_to).toBeNull();
 
     for (const redirectTo of ['www.example.org', 'nowhere.example.com', 'b.example.com', '*.example.com']) {
-      const err = await refusal(registerDomain(contextOf(store), owner, { hostname: 'b.example.com', reference: 'ws', redirect_to: redirectTo }));
+      const err = await refusal(registerDomain(useCaseContext(store, NOW), owner, { hostname: 'b.example.com', reference: 'ws', redirect_to: redirectTo }));
       expect(err).toMatchObject({ code: 'validation_error', status: 422, details: { field: 'redirect_to', errors: [expect.objectContaining({ location: 'body', field: 'redirect_to' })] } });
     }
     expect(store.tables.domains.filter((d) => d.hostname === 'b.example.com')).toEqual([]);

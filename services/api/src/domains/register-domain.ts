@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, canonicalHostname, CHECK_REASONS, CHECK_TYPES, DOMAIN_CHANGES, generateChallengeToken, normalizeHostname, ROUTING_KEYS, toDomainResource, type DomainResource } from '@cds/core';
-import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type MetadataValue, type OutboxMessage, type RegisterOutcome, type Repositories } from '@cds/data';
-import { parseInput } from '@cds/http';
+import { UniqueViolation, type ApplicationRow, type CheckRow, type DomainRow, type OutboxMessage, type RegisterOutcome, type Repositories } from '@cds/data';
 import type { UseCaseContext } from '../shared/context';
-import { createDomainBody } from './domains.schema';
-
-interface CreateDomainBody {
-  hostname: string;
-  reference: string;
-  metadata?: Record<string, MetadataValue>;
-  redirect_to?: string | null;
-}
+import type { CreateDomainBody } from './domains.schema';
 
 const MAX_REFERENCE = 255;
 
@@ -64,8 +56,7 @@ async function enforceDeploymentLimit(r: Repositories, limit: number): Promise<v
 }
 
 /** Registers the domain under `id` (a fresh UUID, or the one an Idempotency-Key's claim derives). */
-export async function registerDomain(ctx: UseCaseContext, application: ApplicationRow, body: unknown, id: string = randomUUID()): Promise<DomainResource> {
-  const input = parseInput<CreateDomainBody>(createDomainBody.required(), body, 'body');
+export async function registerDomain(ctx: UseCaseContext, application: ApplicationRow, input: CreateDomainBody, id: string = randomUUID()): Promise<DomainResource> {
   const referenceLength = [...input.reference].length;
   if (referenceLength === 0 || referenceLength > MAX_REFERENCE) {
     throw new AppError('invalid_reference', `reference must be 1 to ${MAX_REFERENCE} characters (got ${referenceLength}).`, { field: 'reference' });

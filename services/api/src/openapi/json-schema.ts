@@ -28,12 +28,15 @@ class ApiSchemaParser extends OpenApiParser {
   protected override _setObjectProperties(schema: JsonObject, spec: Joi.Description, definitions: JsonObject, level: number): void {
     super._setObjectProperties(schema, spec, definitions, level);
     if (schema.type !== 'object') return;
-    for (const pattern of (spec.patterns ?? []) as ObjectPattern[]) {
+    // A joi Description types its entries `any`: these are the shapes joi's describe() gives.
+    const patterns: ObjectPattern[] = spec.patterns ?? [];
+    const rules: Rule[] = spec.rules ?? [];
+    for (const pattern of patterns) {
       if (!pattern.schema) continue;
       schema.propertyNames = this.parse(pattern.schema, definitions, level + 1);
       schema.additionalProperties = this.parse(pattern.rule, definitions, level + 1);
     }
-    for (const rule of (spec.rules ?? []) as Rule[]) {
+    for (const rule of rules) {
       const limit = rule.args?.limit;
       if (limit === undefined) continue;
       if (rule.name === 'min' || rule.name === 'length') schema.minProperties = limit;
@@ -43,7 +46,8 @@ class ApiSchemaParser extends OpenApiParser {
 
   protected override _setMetaProperties(schema: JsonObject, spec: Joi.Description): void {
     super._setMetaProperties(schema, spec);
-    for (const meta of (spec.metas ?? []) as JsonObject[]) {
+    const metas: JsonObject[] = spec.metas ?? [];
+    for (const meta of metas) {
       for (const keyword of META_KEYWORDS) if (keyword in meta) schema[keyword] = meta[keyword];
     }
   }

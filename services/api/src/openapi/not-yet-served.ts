@@ -9,7 +9,7 @@ const PENDING: Array<[HttpMethod, string, string, 'ApplicationKey' | 'OperatorTo
 export const NOT_YET_SERVED: RouteSpec[] = PENDING.map(([method, path, operationId, security, summary]) => ({
   method, path, operationId, security, summary,
   tags: [path.startsWith('/v1/') ? 'Webhooks' : 'Operator'],
-  pathParams: Object.fromEntries([...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => [m[1] as string, { description: m[1] as string }])),
+  pathParams: Object.fromEntries([...path.matchAll(/\{([a-z_]+)\}/g)].flatMap(([, name]) => (name === undefined ? [] : [[name, { description: name }]]))),
   responses: {
     401: { description: 'Missing or wrong credential', schema: errorEnvelope },
     403: { description: 'Not permitted', schema: errorEnvelope },

@@ -9,13 +9,17 @@ function schemaOf(joi: Joi.Schema): JsonObject {
   return toJsonSchema(joi);
 }
 
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Query or header parameters from an object schema's keys. */
 function parametersOf(schema: Joi.ObjectSchema | undefined, where: 'query' | 'header'): JsonObject[] {
   if (!schema) return [];
   const json = schemaOf(schema);
-  const properties = (json.properties ?? {}) as Record<string, JsonObject>;
-  const required = new Set((json.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, s]) => ({
+  const properties = Object.entries(isJsonObject(json.properties) ? json.properties : {}).filter((entry): entry is [string, JsonObject] => isJsonObject(entry[1]));
+  const required = new Set(Array.isArray(json.required) ? json.required : []);
+  return properties.map(([name, s]) => ({
     name: where === 'header' ? name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase()) : name,
     in: where,
     required: required.has(name),

@@ -1,19 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, DOMAIN_CHANGES, isoTimestamp, REVOKED_LAST_ERROR, resolveLimits, ROUTING_KEYS, type ApplicationStatus, type Limits, type PlanName } from '@cds/core';
+import { AppError, DOMAIN_CHANGES, isoTimestamp, REVOKED_LAST_ERROR, resolveLimits, ROUTING_KEYS } from '@cds/core';
 import { UniqueViolation, type ApplicationRow, type Repositories } from '@cds/data';
-import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
-import { createApplicationBody, SLUG_PATTERN, updateApplicationBody } from './applications.schema';
+import { SLUG_PATTERN, type CreateApplicationBody, type UpdateApplicationBody } from './applications.schema';
 import { toApplicationResource } from './operator.mappers';
-
-interface CreateBody {
-  slug: string;
-  name: string;
-  contact_email?: string | null;
-  plan: PlanName;
-  limits?: Partial<Limits>;
-}
-type UpdateBody = Partial<Omit<CreateBody, 'slug'>> & { status?: ApplicationStatus };
 
 export function applicationNotFound(slug: string): AppError {
   return new AppError('application_not_found', `No application with slug ${JSON.stringify(slug)}.`);
@@ -34,8 +24,7 @@ export async function getApplication(ctx: UseCaseContext, slug: string) {
   return ctx.store.run(async (r) => toApplicationResource(await findApplication(r, slug)));
 }
 
-export async function createApplication(ctx: UseCaseContext, body: unknown) {
-  const input = parseInput<CreateBody>(createApplicationBody.required(), body, 'body');
+export async function createApplication(ctx: UseCaseContext, input: CreateApplicationBody) {
   const now = ctx.now();
   const app: ApplicationRow = {
     id: randomUUID(),
@@ -59,14 +48,13 @@ export async function createApplication(ctx: UseCaseContext, body: unknown) {
   return toApplicationResource(app);
 }
 
-export async function updateApplication(ctx: UseCaseContext, slug: string, body: unknown) {
-  const input = parseInput<UpdateBody>(updateApplicationBody.required(), body, 'body');
+export async function updateApplication(ctx: UseCaseContext, slug: string, input: UpdateApplicationBody) {
   return ctx.store.transaction(async (r) => {
     const app = await findApplication(r, slug);
     await r.applications.lock(app.id);
     const plan = input.plan ?? app.plan;
     const limits = input.plan && input.plan !== app.plan
-      ? resolveLimits(plan as PlanName, input.limits ?? {})
+      ? resolveLimits(input.plan, input.limits ?? {})
       : { ...app.limits, ...(input.limits ?? {}) };
     const updated: ApplicationRow = {
       ...app,

@@ -1,9 +1,7 @@
 import { AppError, ASSERTION_KID_PATTERN, encryptSecret, generateAssertionKey, isoTimestamp, SEAL_PURPOSES, selectSigningKey } from '@cds/core';
 import type { AssertionKeyRow } from '@cds/data';
-import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { findApplication } from './applications';
-import { issueAssertionKeyBody } from './assertion-keys.schema';
 
 export interface AssertionKeySettings {
   /** Seals the secrets at rest (DATA_ENCRYPTION_KEY). */
@@ -29,8 +27,7 @@ export async function listAssertionKeys(ctx: UseCaseContext, settings: Assertion
 }
 
 /** The next key signs from now on; its secret is returned once and stored sealed. */
-export async function issueAssertionKey(ctx: UseCaseContext, settings: AssertionKeySettings, slug: string, body: unknown) {
-  parseInput(issueAssertionKeyBody, body, 'body');
+export async function issueAssertionKey(ctx: UseCaseContext, settings: AssertionKeySettings, slug: string) {
   const now = ctx.now();
   return ctx.store.transaction(async (r) => {
     const app = await findApplication(r, slug);

@@ -3,9 +3,9 @@
 // client sees a broken transfer and never a complete-looking file.
 import { spawn } from 'node:child_process';
 import type { Response } from 'express';
-import type { Logger } from 'winston';
 import { AppError, rateLimited } from '@cds/core';
 import type { DatabaseKind } from '@cds/data';
+import { childLogger, type Logger } from '@cds/logging';
 import { tryBackupLock } from './backup-lock';
 
 export interface BackupOptions {
@@ -37,7 +37,7 @@ function dumpConnection(databaseUrl: string): { url: string; env: NodeJS.Process
   return { url: url.toString(), env: password ? { PGPASSWORD: password } : {} };
 }
 
-/** Handles one backup request; a refusal is thrown as an AppError before anything is written. */
+/** Handles one backup request; a refusal is thrown as an AppError before anything is written. Its log lines name the request (`request_id`). */
 export function backupHandler(opts: BackupOptions): (res: Response) => Promise<void> {
   let running = false; // this process's dump; the advisory lock covers the other replicas
   const busy = () => rateLimited(RETRY_AFTER_SECONDS, 'A backup is already running; try again when it has finished.');
@@ -49,14 +49,15 @@ export function backupHandler(opts: BackupOptions): (res: Response) => Promise<v
     }
     if (running) throw busy();
     running = true;
+    const logger = childLogger(opts.logger, { request_id: res.req.requestId });
     let release: (() => Promise<void>) | null = null;
     try {
       release = await tryBackupLock(opts.databaseUrl).catch((error: unknown) => {
-        opts.logger.error('backup: cannot open a database session for the lock', { error: String(error) });
+        logger.error('backup: cannot open a database session for the lock', { error: String(error) });
         throw new AppError('service_unavailable', 'The backup could not start: the database is unreachable.');
       });
       if (!release) throw busy();
-      await streamDump(opts, res);
+      await streamDump({ ...opts, logger }, res);
     } finally {
       await release?.();
       running = false;
@@ -109,7 +110,7 @@ function streamDump(opts: BackupOptions, res: Response): Promise<void> {
     });
     child.on('close', (code, signal) => {
       if (clientGone) {
-        opts.logger.warn('backup: the client went away; pg_dump was stopped', { bytesSent: res.socket?.bytesWritten });
+        opts.logger.warn('backup: the client went away; pg_dump was stopped', { bytes_sent: res.socket?.bytesWritten });
       } else if (!started) {
         unavailable(code === 0 ? 'pg_dump wrote nothing' : `pg_dump ${code === null ? `was stopped by ${signal}` : `exited with status ${code}`}`);
       } else if (code === 0) {

@@ -1,20 +1,20 @@
 import Joi from 'joi';
-import { nullableTimestamp, timestamp, uuid } from '../shared/common.schema';
+import { nullableTimestampSchema, timestampSchema, uuidSchema } from '@cds/core';
 import { labelText } from './applications.schema';
 
-export const credentialBody = Joi.object({
+export const credentialBody = Joi.object<{ name?: string }, true>({
   name: labelText.description('A label for the credential'),
 }).label('CredentialIssue');
 
 const credentialFields = {
-  id: uuid.required(),
+  id: uuidSchema.required(),
   name: Joi.string().allow(null).required(),
   prefix: Joi.string().required(),
   status: Joi.string().valid('active', 'revoked', 'expired').required(),
-  created_at: timestamp.required(),
-  expires_at: nullableTimestamp.required(),
-  revoked_at: nullableTimestamp.required(),
-  last_used_at: nullableTimestamp.required(),
+  created_at: timestampSchema.required(),
+  expires_at: nullableTimestampSchema.required(),
+  revoked_at: nullableTimestampSchema.required(),
+  last_used_at: nullableTimestampSchema.required(),
 };
 
 export const credentialResource = Joi.object(credentialFields).label('Credential');

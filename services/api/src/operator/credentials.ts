@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, generateApiKey, secretHash, keyPrefix } from '@cds/core';
 import type { ApplicationRow, CredentialRow, Repositories } from '@cds/data';
-import { parseInput } from '@cds/http';
 import { UUID_PATTERN } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
 import { findApplication } from './applications';
-import { credentialBody } from './credentials.schema';
 import { credentialStatus, toCredentialResource } from './operator.mappers';
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -36,11 +34,6 @@ function newCredential(app: ApplicationRow, name: string | null, now: Date): { r
   };
 }
 
-function optionalName(body: unknown): string | null {
-  const input = parseInput<{ name?: string } | undefined>(credentialBody, body, 'body');
-  return input?.name ?? null;
-}
-
 export async function listCredentials(ctx: UseCaseContext, slug: string) {
   const now = ctx.now();
   return ctx.store.run(async (r) => {
@@ -49,8 +42,8 @@ export async function listCredentials(ctx: UseCaseContext, slug: string) {
   });
 }
 
-export async function issueCredential(ctx: UseCaseContext, slug: string, body: unknown) {
-  const name = optionalName(body);
+/** `name`: the credential's label, null for none. */
+export async function issueCredential(ctx: UseCaseContext, slug: string, name: string | null) {
   const now = ctx.now();
   return ctx.store.transaction(async (r) => {
     const app = await findApplication(r, slug);
@@ -62,9 +55,8 @@ export async function issueCredential(ctx: UseCaseContext, slug: string, body: u
   });
 }
 
-/** A new credential; the old one stays valid for 24 hours (the plan's number plus one overlap). */
-export async function rotateCredential(ctx: UseCaseContext, slug: string, id: string, body: unknown) {
-  const name = optionalName(body);
+/** A new credential; the old one stays valid for 24 hours (the plan's number plus one overlap). Without a `name` it keeps the old one's. */
+export async function rotateCredential(ctx: UseCaseContext, slug: string, id: string, name: string | null) {
   const now = ctx.now();
   return ctx.store.transaction(async (r) => {
     const app = await findApplication(r, slug);

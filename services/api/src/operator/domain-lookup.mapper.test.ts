@@ -64,6 +64,12 @@ describe('toCertificateResource', () => {
     });
   });
 
+  it('names the directory that issued it when the row keeps one', () => {
+    const other = 'https://acme.zerossl.com/v2/DV90';
+    expect(toCertificateResource(aCertificate({ directoryUrl: other }), DIRECTORY).directory_url).toBe(other);
+    expect(toCertificateResource(aCertificate({ directoryUrl: null }), DIRECTORY).directory_url).toBe(DIRECTORY);
+  });
+
   it('has no directory for an internal certificate, whatever its lifetime', () => {
     const sixDays = aCertificate({ issuer: 'internal', notBefore: new Date('2026-01-01T00:00:00.000Z'), notAfter: new Date('2026-01-07T00:00:00.000Z') });
     expect(toCertificateResource(sixDays, DIRECTORY)).toMatchObject({ issuer: 'internal', directory_url: null, renewal_after: '2026-01-05T00:00:00.000Z' });
@@ -108,7 +114,7 @@ describe('toCheckRunResource and toDomainLookupResource', () => {
 
   it('adds the slug, the certificate and the runs, in the order given, to the domain resource', () => {
     const domain = {
-      id: 'd1', hostname: 'shop.example.com', reference: 'ws', status: 'ready', dns_records: [], checks: [], metadata: {}, redirect_to: null,
+      id: 'd1', hostname: 'shop.example.com', reference: 'ws', status: 'ready' as const, dns_records: [], checks: [], metadata: {}, redirect_to: null,
       created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', deleted_at: null,
     };
     const older = { ...run, startedAt: new Date('2026-05-01T09:59:30.000Z'), trigger: 'schedule' as const };

@@ -38,12 +38,16 @@ export function leafIdentity(pemChain: string): { serial: string; fingerprintSha
   return { serial: leaf.serialNumber.toLowerCase(), fingerprintSha256: createHash('sha256').update(leaf.raw).digest('hex') };
 }
 
-/** A hostname's certificate; `acmeDirectoryUrl` names where `acme` certificates come from. Renewal by §11's rule (no CA window is stored). */
-export function toCertificateResource(row: CertificateRow, acmeDirectoryUrl: string): CertificateResource {
+/**
+ * A hostname's certificate with the ACME directory that issued it (DECISIONS §14); `firstDirectoryUrl`
+ * names it for an `acme` certificate issued before that was kept, when there was one directory.
+ * Renewal by §11's rule (no CA window is stored).
+ */
+export function toCertificateResource(row: CertificateRow, firstDirectoryUrl: string): CertificateResource {
   const leaf = leafIdentity(row.pemChain);
   return {
     issuer: row.issuer,
-    directory_url: row.issuer === 'acme' ? acmeDirectoryUrl : null,
+    directory_url: row.issuer === 'acme' ? (row.directoryUrl ?? firstDirectoryUrl) : null,
     serial: leaf?.serial ?? null,
     not_before: isoTimestamp(row.notBefore),
     not_after: isoTimestamp(row.notAfter),

@@ -4,7 +4,7 @@ import type { UseCaseContext } from '../shared/context';
 import { toCertificateResource, toDomainLookupResource, type DomainLookupResource } from './domain-lookup.mapper';
 
 export interface DomainLookupSettings {
-  /** ACME_DIRECTORY_URL: where `acme` certificates come from. */
+  /** The first directory of ACME_DIRECTORY_URL: shown for an `acme` certificate issued before its directory was kept. */
   acmeDirectoryUrl: string;
 }
 

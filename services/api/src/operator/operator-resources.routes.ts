@@ -14,7 +14,7 @@ export function operatorResourceRoutes(ctx: UseCaseContext, config: Config): Rou
     ...trafficRoutes(ctx),
     ...originRoutes(ctx, { ca: trustedCasWithBundle(config.originCaBundle), timeoutMs: ORIGIN_PROBE_TIMEOUT_MS }),
     ...assertionKeyRoutes(ctx, { dataEncryptionKey: config.dataEncryptionKey, deploymentKid: config.assertionDeploymentKid }),
-    ...domainLookupRoutes(ctx, { acmeDirectoryUrl: config.acmeDirectoryUrl }),
+    ...domainLookupRoutes(ctx, { acmeDirectoryUrl: config.acmeDirectories[0]?.url ?? '' }),
     ...operatorTokenRoutes(ctx),
   ];
 }

@@ -1,4 +1,4 @@
-// Pieces every operator route spec repeats (the same values operator.routes.ts uses).
+// Pieces every operator route spec repeats.
 import { errorEnvelope } from '../shared/common.schema';
 
 export const APPLICATIONS_PATH = '/operator/v1/applications';

@@ -1,6 +1,5 @@
 import Joi from 'joi';
-import { ORIGIN_STATUSES } from '@cds/core';
-import { nullableTimestamp, timestamp, uuid } from '../shared/common.schema';
+import { nullableTimestampSchema, ORIGIN_STATUSES, timestampSchema, uuidSchema } from '@cds/core';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -35,22 +34,27 @@ const healthPath = Joi.string().max(1024).pattern(/^\/[\x21-\x22\x24-\x7e]*$/)
   .messages({ 'string.pattern.base': "{{#label}} must start with '/' and hold visible ASCII characters other than '#'" })
   .description('Path (and query) probed by verify and the origin check');
 
-export const createOriginBody = Joi.object({
+export interface CreateOriginBody {
+  url: string;
+  health_path: string;
+}
+
+export const createOriginBody = Joi.object<CreateOriginBody, true>({
   url: originUrl.required(),
   health_path: healthPath.default('/'),
 }).label('OriginCreate');
 
-export const verifyOriginBody = Joi.object({
+export const verifyOriginBody = Joi.object<{ health_path?: string }, true>({
   health_path: healthPath.description('Replaces the stored health path before probing'),
 }).label('OriginVerify');
 
 export const originResource = Joi.object({
-  id: uuid.required(),
+  id: uuidSchema.required(),
   url: Joi.string().required(),
   health_path: Joi.string().required(),
   status: Joi.string().valid(...ORIGIN_STATUSES).required(),
-  last_verified_at: nullableTimestamp.required(),
+  last_verified_at: nullableTimestampSchema.required(),
   last_error: Joi.string().allow(null).required(),
-  created_at: timestamp.required(),
-  updated_at: timestamp.required(),
+  created_at: timestampSchema.required(),
+  updated_at: timestampSchema.required(),
 }).label('Origin');

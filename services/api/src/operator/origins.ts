@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isoTimestamp, type OriginStatus } from '@cds/core';
 import type { ApplicationRow, OriginRow, Repositories } from '@cds/data';
-import { parseInput } from '@cds/http';
 import { probeOrigin } from '@cds/outbound';
 import { UUID_PATTERN } from '../shared/common.schema';
 import type { UseCaseContext } from '../shared/context';
 import { findApplication } from './applications';
-import { createOriginBody, verifyOriginBody } from './origins.schema';
+import type { CreateOriginBody } from './origins.schema';
 
 /** How verify reaches origins. */
 export interface OriginProbeSettings {
@@ -47,8 +46,7 @@ export async function listOrigins(ctx: UseCaseContext, slug: string) {
   return ctx.store.run(async (r) => (await r.origins.list((await findApplication(r, slug)).id)).map(toOriginResource));
 }
 
-export async function registerOrigin(ctx: UseCaseContext, slug: string, body: unknown) {
-  const input = parseInput<{ url: string; health_path: string }>(createOriginBody.required(), body, 'body');
+export async function registerOrigin(ctx: UseCaseContext, slug: string, input: CreateOriginBody) {
   const now = ctx.now();
   return ctx.store.transaction(async (r) => {
     const app = await findApplication(r, slug);
@@ -65,11 +63,11 @@ export async function registerOrigin(ctx: UseCaseContext, slug: string, body: un
  * Probes `GET <url><health_path>` with the origin's own Host and no assertion,
  * outside any transaction (it may take the whole timeout), then records the outcome.
  * Success: `verified` (an active origin stays active). Failure: 422, status unchanged, `last_error` set.
+ * `newHealthPath` replaces the stored one before probing, whatever the outcome.
  */
-export async function verifyOrigin(ctx: UseCaseContext, probe: OriginProbeSettings, slug: string, id: string, body: unknown) {
-  const input = parseInput<{ health_path?: string } | undefined>(verifyOriginBody, body, 'body');
+export async function verifyOrigin(ctx: UseCaseContext, probe: OriginProbeSettings, slug: string, id: string, newHealthPath: string | undefined) {
   const origin = await ctx.store.run(async (r) => findOrigin(r, await findApplication(r, slug), id));
-  const healthPath = input?.health_path ?? origin.healthPath;
+  const healthPath = newHealthPath ?? origin.healthPath;
   const result = await probeOrigin({
     url: origin.url, path: healthPath, hostHeader: new URL(origin.url).host, timeoutMs: probe.timeoutMs, ...(probe.ca ? { ca: probe.ca } : {}),
   });

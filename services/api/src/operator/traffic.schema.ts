@@ -2,7 +2,7 @@ import Joi from 'joi';
 
 export const TRAFFIC_MAX_DAYS = 400;
 
-export const trafficQuery = Joi.object({
+export const trafficQuery = Joi.object<{ days: number }, true>({
   days: Joi.number().integer().min(1).max(TRAFFIC_MAX_DAYS).default(30).description('UTC days, today included: 1 to 400'),
 });
 

@@ -1,9 +1,7 @@
 import Joi from 'joi';
 
-// Shared pieces of the request and response schemas.
-export const timestamp = Joi.string().isoDate().description('ISO 8601 UTC timestamp');
-export const nullableTimestamp = Joi.string().isoDate().allow(null);
-export const uuid = Joi.string().guid({ version: ['uuidv4', 'uuidv5', 'uuidv7'] });
+// Shared pieces of the request and response schemas (the resource pieces,
+// timestamps and ids, are libs/core's, beside the Domain resource's schema).
 export const queryBoolean = Joi.boolean().sensitive().description('`true` or `false`');
 export const limitQuery = Joi.number().integer().min(1).max(200).default(50).description('Page size, 1 to 200');
 export const offsetQuery = Joi.number().integer().min(0).default(0).description('Items to skip');

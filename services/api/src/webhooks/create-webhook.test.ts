@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decryptSecret } from '@cds/core';
-import { fakeApplication, fakeStore, type FakeStore } from '../../../../test/support/fake-store';
-import type { UseCaseContext } from '../shared/context';
+import { fakeApplication, fakeStore } from '../../../../test/support/fake-store';
+import { useCaseContext } from '../../../../test/support/use-case-context';
 import { createWebhook } from './create-webhook';
 import type { WebhookSettings } from './webhook-settings';
 
@@ -11,17 +11,13 @@ const PUBLIC_URL = 'https://93.184.216.34/hooks';
 
 const settings = (allowPrivateCidrs: string[] = []): WebhookSettings => ({ encryptionKey: randomBytes(32), dnsServers: [], allowPrivateCidrs });
 
-function contextOf(store: FakeStore): UseCaseContext {
-  return { store, edgeTarget: 'edge.example.net', edgeAddresses: [], deploymentDomainLimit: 0, now: () => NOW, afterCommit: () => undefined };
-}
-
 describe('createWebhook', () => {
   it('stores an active subscription with its signing secret sealed, and shows the secret once', async () => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
     const s = settings();
 
-    const created = await createWebhook(contextOf(store), s, application, { url: PUBLIC_URL, events: ['domain.ready', 'domain.deleted'] });
+    const created = await createWebhook(useCaseContext(store, NOW), s, application, { url: PUBLIC_URL, events: ['domain.ready', 'domain.deleted'] });
 
     expect(created).toMatchObject({ url: PUBLIC_URL, events: ['domain.ready', 'domain.deleted'], status: 'active', created_at: NOW.toISOString(), revoked_at: null });
     expect(store.tables.subscriptions).toEqual([expect.objectContaining({ id: created.id, applicationId: application.id, status: 'active' })]);
@@ -35,16 +31,16 @@ describe('createWebhook', () => {
     const application = fakeApplication({ limits: { webhook_subscriptions: 2 } });
     const store = fakeStore({ applications: [application] });
     const s = settings();
-    const first = await createWebhook(contextOf(store), s, application, { url: PUBLIC_URL, events: ['domain.ready'] });
-    await createWebhook(contextOf(store), s, application, { url: PUBLIC_URL, events: ['domain.ready'] });
+    const first = await createWebhook(useCaseContext(store, NOW), s, application, { url: PUBLIC_URL, events: ['domain.ready'] });
+    await createWebhook(useCaseContext(store, NOW), s, application, { url: PUBLIC_URL, events: ['domain.ready'] });
 
-    await expect(createWebhook(contextOf(store), s, application, { url: PUBLIC_URL, events: ['domain.ready'] }))
+    await expect(createWebhook(useCaseContext(store, NOW), s, application, { url: PUBLIC_URL, events: ['domain.ready'] }))
       .rejects.toMatchObject({ code: 'webhook_limit_reached', details: { limit: 2, active: 2 } });
     expect(store.tables.subscriptions).toHaveLength(2);
     expect(store.tables.secrets).toHaveLength(2);
 
     await store.run((r) => r.webhookSubscriptions.update(application.id, first.id, { status: 'revoked', revokedAt: NOW, updatedAt: NOW }));
-    await expect(createWebhook(contextOf(store), s, application, { url: PUBLIC_URL, events: ['domain.ready'] })).resolves.toMatchObject({ status: 'active' });
+    await expect(createWebhook(useCaseContext(store, NOW), s, application, { url: PUBLIC_URL, events: ['domain.ready'] })).resolves.toMatchObject({ status: 'active' });
   });
 
   it.each([
@@ -55,7 +51,7 @@ describe('createWebhook', () => {
   ])('refuses %s with invalid_webhook_url before opening a unit of work', async (_name, url, reason) => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    await expect(createWebhook(contextOf(store), settings(), application, { url, events: ['domain.ready'] }))
+    await expect(createWebhook(useCaseContext(store, NOW), settings(), application, { url, events: ['domain.ready'] }))
       .rejects.toMatchObject({ code: 'invalid_webhook_url', details: { reason } });
     expect(store.units).toEqual([]);
   });
@@ -63,7 +59,7 @@ describe('createWebhook', () => {
   it('takes a private address the deployment allows', async () => {
     const application = fakeApplication();
     const store = fakeStore({ applications: [application] });
-    const created = await createWebhook(contextOf(store), settings(['10.0.0.0/8']), application, { url: 'https://10.1.2.3/hooks', events: ['domain.ready'] });
+    const created = await createWebhook(useCaseContext(store, NOW), settings(['10.0.0.0/8']), application, { url: 'https://10.1.2.3/hooks', events: ['domain.ready'] });
     expect(created.url).toBe('https://10.1.2.3/hooks');
   });
 });

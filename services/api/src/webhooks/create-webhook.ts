@@ -1,25 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, encryptSecret, generateWebhookSecret, SEAL_PURPOSES } from '@cds/core';
 import type { ApplicationRow, WebhookSubscriptionRow } from '@cds/data';
-import { parseInput } from '@cds/http';
 import type { UseCaseContext } from '../shared/context';
 import { checkWebhookUrl } from './webhook-url';
 import { toWebhookResource, type WebhookResource } from './webhook.mapper';
-import { createWebhookBody } from './webhooks.schema';
+import type { CreateWebhookBody } from './webhooks.schema';
 import type { WebhookSettings } from './webhook-settings';
-
-interface CreateWebhookBody {
-  url: string;
-  events: string[];
-}
 
 export async function createWebhook(
   ctx: UseCaseContext,
   settings: WebhookSettings,
   application: ApplicationRow,
-  body: unknown,
+  input: CreateWebhookBody,
 ): Promise<WebhookResource & { secret: string }> {
-  const input = parseInput<CreateWebhookBody>(createWebhookBody.required(), body, 'body');
   // Resolved before the transaction: DNS may take a while and holds no lock.
   const url = await checkWebhookUrl(input.url, settings);
   const secret = generateWebhookSecret();

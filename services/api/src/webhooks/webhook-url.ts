@@ -42,7 +42,7 @@ export async function checkWebhookUrl(raw: string, settings: WebhookSettings): P
     try {
       addresses = await resolveAddresses(parsed.hostname, settings.dnsServers);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'error';
       throw new AppError('invalid_webhook_url', `The webhook URL's host name could not be resolved (${code}).`, { reason: 'unresolvable', dns_error: code });
     }
   }

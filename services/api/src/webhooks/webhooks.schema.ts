@@ -1,24 +1,29 @@
 import Joi from 'joi';
-import { DELIVERY_STATES, EVENT_TYPES, SUBSCRIPTION_STATUSES } from '@cds/core';
-import { limitQuery, nullableTimestamp, offsetQuery, timestamp, uuid } from '../shared/common.schema';
+import { DELIVERY_STATES, EVENT_TYPES, nullableTimestampSchema, SUBSCRIPTION_STATUSES, timestampSchema, uuidSchema, type DeliveryState, type EventType } from '@cds/core';
+import { limitQuery, offsetQuery } from '../shared/common.schema';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 const eventType = Joi.string().valid(...EVENT_TYPES);
 
+export interface CreateWebhookBody {
+  url: string;
+  events: EventType[];
+}
+
 // The URL is only type-checked here: its finer rules have their own code, invalid_webhook_url.
-export const createWebhookBody = Joi.object({
+export const createWebhookBody = Joi.object<CreateWebhookBody, true>({
   url: Joi.string().allow('').required().description('https URL whose every address is public'),
   events: Joi.array().items(eventType.required()).min(1).unique().required().description('Event types to receive, each once'),
 }).label('WebhookCreate');
 
-export const listDeliveriesQuery = Joi.object({
+export const listDeliveriesQuery = Joi.object<{ state?: DeliveryState; limit: number; offset: number }, true>({
   state: Joi.string().valid(...DELIVERY_STATES),
   limit: limitQuery,
   offset: offsetQuery,
 });
 
-export const replaySinceQuery = Joi.object({
+export const replaySinceQuery = Joi.object<{ since: string }, true>({
   since: Joi.string()
     .pattern(ISO_DATE_TIME, 'ISO 8601 date-time with Z or an offset')
     .custom((value: string, helpers) => (Number.isNaN(Date.parse(value)) ? helpers.error('any.invalid') : value))
@@ -27,13 +32,13 @@ export const replaySinceQuery = Joi.object({
 });
 
 export const webhookResource = Joi.object({
-  id: uuid.required(),
+  id: uuidSchema.required(),
   url: Joi.string().required(),
   events: Joi.array().items(eventType).min(1).required(),
   status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
-  created_at: timestamp.required(),
-  updated_at: timestamp.required(),
-  revoked_at: nullableTimestamp.required(),
+  created_at: timestampSchema.required(),
+  updated_at: timestampSchema.required(),
+  revoked_at: nullableTimestampSchema.required(),
 }).label('WebhookSubscription');
 
 export const webhookWithSecret = webhookResource
@@ -43,26 +48,26 @@ export const webhookWithSecret = webhookResource
 export const webhookList = Joi.array().items(webhookResource).label('WebhookSubscriptionList');
 
 export const deliveryResource = Joi.object({
-  id: uuid.required(),
-  subscription_id: uuid.required(),
-  event_id: uuid.required(),
+  id: uuidSchema.required(),
+  subscription_id: uuidSchema.required(),
+  event_id: uuidSchema.required(),
   event_type: eventType.required(),
   state: Joi.string().valid(...DELIVERY_STATES).required(),
   attempts: Joi.number().integer().min(0).required(),
-  next_attempt_at: nullableTimestamp.required(),
-  last_attempt_at: nullableTimestamp.required(),
+  next_attempt_at: nullableTimestampSchema.required(),
+  last_attempt_at: nullableTimestampSchema.required(),
   last_status_code: Joi.number().integer().allow(null).required(),
   last_error: Joi.string().allow(null).required(),
-  created_at: timestamp.required(),
-  delivered_at: nullableTimestamp.required(),
-  replay_of: uuid.allow(null).required(),
+  created_at: timestampSchema.required(),
+  delivered_at: nullableTimestampSchema.required(),
+  replay_of: uuidSchema.allow(null).required(),
 }).label('WebhookDelivery');
 
 export const deliveryList = Joi.array().items(deliveryResource).label('WebhookDeliveryList');
 
 export const attemptResource = Joi.object({
   attempt: Joi.number().integer().min(1).required().description('1 for the first attempt'),
-  started_at: timestamp.required(),
+  started_at: timestampSchema.required(),
   duration_ms: Joi.number().integer().min(0).required(),
   status_code: Joi.number().integer().allow(null).required().description('null when no answer came (timeout, connection refused, …)'),
   error: Joi.string().allow(null).required().description('Why the attempt failed; null when it delivered'),
@@ -73,7 +78,7 @@ export const attemptList = Joi.object({
 }).label('WebhookAttemptList');
 
 export const replayResult = Joi.object({
-  since: timestamp.required(),
+  since: timestampSchema.required(),
   replayed: Joi.number().integer().min(0).required(),
-  delivery_ids: Joi.array().items(uuid).required(),
+  delivery_ids: Joi.array().items(uuidSchema).required(),
 }).label('WebhookReplayResult');

@@ -1,13 +1,13 @@
 import { Option, type Command } from 'commander';
 import { errorMessage } from '@cds/core';
-import { cliDefaultMode, loadConfigSubset, MODES, type Mode } from '@cds/config';
+import { brokerConnection, cliDefaultMode, databaseConnection, loadConfigSubset, MODES, type Mode } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import type { DoctorReport } from '@cds/diagnostics';
 import { EXIT_CODES } from '../cli-errors';
 import { openExistingStore } from '../open-store';
 import { printTable, show } from '../output';
 
-const DOCTOR_SETTINGS = ['databaseUrl', 'amqpUrl', 'certIssuer', 'acmeDirectoryUrl', 'acmeCaBundle', 'dnsServers', 'edgeTarget'] as const;
+const DOCTOR_SETTINGS = ['databaseUrl', 'databaseCaBundle', 'amqpUrl', 'amqpCaBundle', 'certIssuer', 'acmeDirectories', 'acmeCaBundle', 'dnsServers', 'edgeTarget'] as const;
 
 async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: boolean }> {
   // Loaded here, not at start-up: the API shortcuts never need the broker and database libraries.
@@ -16,7 +16,7 @@ async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: bo
   const started = performance.now();
   let store: DataStore;
   try {
-    store = await openExistingStore(config.databaseUrl);
+    store = await openExistingStore(databaseConnection(config));
   } catch (error) {
     // Nothing else can be judged without the database: report that one check.
     const message = `cannot open the database: ${errorMessage(error)}`;
@@ -24,7 +24,7 @@ async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: bo
     return { report: { status: DOCTOR_STATUSES.failing, checks: [check] }, failing: true };
   }
   try {
-    const report = await runDoctor({ config, store, amqpUrl: config.amqpUrl });
+    const report = await runDoctor({ config, store, amqpUrl: config.amqpUrl, amqpCa: brokerConnection(config)?.ca });
     return { report, failing: report.status === DOCTOR_STATUSES.failing };
   } finally {
     await store.close();
@@ -39,7 +39,7 @@ export function registerDoctor(program: Command): void {
     .addOption(
       new Option('--mode <mode>', 'whose defaults apply to unset variables (default: split when AMQP_URL is set, else all-in-one)').choices(MODES),
     )
-    .addHelpText('after', '\nReads the service variables (DATABASE_URL, AMQP_URL, CERT_ISSUER, ACME_DIRECTORY_URL, ACME_CA_BUNDLE,\nDNS_SERVERS, EDGE_TARGET) like the services do. Exit status: 0 ok or degraded, 1 failing, 2 usage.')
+    .addHelpText('after', '\nReads the service variables (DATABASE_URL, DATABASE_CA_BUNDLE, AMQP_URL, AMQP_CA_BUNDLE,\nCERT_ISSUER, ACME_DIRECTORY_URL, ACME_CA_BUNDLE, DNS_SERVERS, EDGE_TARGET) like the services do. Exit status: 0 ok or degraded, 1 failing, 2 usage.')
     .action(async (options: { json?: boolean; mode?: Mode }) => {
       const { report, failing } = await diagnose(options.mode ?? cliDefaultMode());
       show(options.json === true, report, () => {

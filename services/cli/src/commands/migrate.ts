@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadDatabaseUrl } from '@cds/config';
+import { loadDatabaseConnection } from '@cds/config';
 
 export function registerMigrate(program: Command): void {
   program
@@ -7,7 +7,7 @@ export function registerMigrate(program: Command): void {
     .description('apply pending database migrations (reads DATABASE_URL); run it before starting new versions in split mode')
     .action(async () => {
       const { createDataStore } = await import('@cds/data');
-      const store = await createDataStore({ url: loadDatabaseUrl() });
+      const store = await createDataStore(loadDatabaseConnection());
       try {
         const applied = await store.migrate();
         console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database schema is current');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadDatabaseUrl } from '@cds/config';
+import { loadDatabaseConnection } from '@cds/config';
 import { openExistingStore } from '../open-store';
 
 export function registerOperator(program: Command): void {
@@ -8,8 +8,8 @@ export function registerOperator(program: Command): void {
     .command('reset-token')
     .description('forget the token set with PUT /operator/v1/token, so the configured OPERATOR_TOKEN is valid again')
     .action(async () => {
-      const { OPERATOR_TOKEN_SETTING } = await import('@cds/http');
-      const store = await openExistingStore(loadDatabaseUrl());
+      const { OPERATOR_TOKEN_SETTING } = await import('@cds/core');
+      const store = await openExistingStore(loadDatabaseConnection());
       try {
         const removed = await store.transaction(async (r) => {
           const present = (await r.settings.get(OPERATOR_TOKEN_SETTING)) !== null;
