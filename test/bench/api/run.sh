@@ -7,11 +7,11 @@
 #   2. the reference: pgbench pinned to CPU 1 sending the same statements as
 #      the API's create transaction, 32 clients, same duration.
 # Prints both figures, their ratio and PASS/FAIL against the targets, and
-# records the run in docs/benchmarks.md. Exits non-zero only when the bench
+# records the run in docs/benchmarks-history.md. Exits non-zero only when the bench
 # itself broke (start-up failure, errors, answers other than 201).
 # A request unanswered after 10 s (wrk --timeout) counts as an error.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 3 / 15),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_DOCS_FILE to record
+# BENCH_DOCS=0 to record nothing, BENCH_DOCS_FILE to record
 # elsewhere, BENCH_PROFILE=<dir> to write a CPU profile of the API process there.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

@@ -6,9 +6,9 @@
 # that run: the checker process at most 2x the bare loop, and PostgreSQL at
 # most 2x the DNS server of the checker phase (the same queries, the same
 # time). Wall times and their ratio are information. Prints the figures and
-# PASS/FAIL and records the run in docs/benchmarks.md.
+# PASS/FAIL and records the run in docs/benchmarks-history.md.
 # Knobs: BENCH_DOMAINS (default 5000), BENCH_CONCURRENCY (default 32, the
-# checker's default), BENCH_DOCS=0 to leave docs/benchmarks.md alone,
+# checker's default), BENCH_DOCS=0 to record nothing,
 # BENCH_DOCS_FILE to record elsewhere, BENCH_PROFILE=<dir> for a CPU profile of
 # the checker phase.
 set -euo pipefail

@@ -17,7 +17,7 @@
 # purpose); PostgreSQL's committed transactions in the same window are shown
 # beside them (they include the limiter's and the traffic counter's writes).
 # Prints the figures and, unless BENCH_DOCS=0, replaces the section between
-# the bench-edge-names markers in docs/benchmarks.md (BENCH_DOCS_FILE: another
+# the bench-edge-names markers in docs/benchmarks-history.md (BENCH_DOCS_FILE: another
 # file). EDGE_NODE_ARGS: the
 # edge's node flags (default --max-semi-space-size=64; add --cpu-prof, with
 # BENCH_KEEP=1 to find the profile in the work directory).

@@ -20,11 +20,11 @@
 # ratios against nginx and Caddy and the edge's against http-proxy; PASS/FAIL
 # against the edge's targets (1 KiB over HTTP/1.1 and over HTTP/2: at least
 # Caddy's req/s, a p99 no worse than Caddy's; 64 KiB over HTTP/1.1: a p99 at
-# most 1.5 times Caddy's). The table replaces the previous one in docs/benchmarks.md.
+# most 1.5 times Caddy's). The table replaces the previous one in docs/benchmarks-history.md.
 # Exits non-zero only when the bench itself broke (a proxy that does not start
 # or answers with errors); an edge that is not built yet gets a row saying so.
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
-# BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_DOCS_FILE to record elsewhere, BENCH_SERVERS / BENCH_BODIES / BENCH_H2_BODIES
+# BENCH_DOCS=0 to record nothing, BENCH_DOCS_FILE to record elsewhere, BENCH_SERVERS / BENCH_BODIES / BENCH_H2_BODIES
 # to run a subset (e.g. "caddy edge", "1k", "" for no HTTP/2 run), EDGE_NODE_ARGS for the node flags of the edge and of
 # http-proxy (default --max-semi-space-size=64, as the Helm chart and k8s/ start the edge; add --cpu-prof),
 # BENCH_KEEP=1 to keep the work directory (configs, logs) for a look afterwards.

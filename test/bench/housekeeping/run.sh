@@ -16,7 +16,7 @@
 # pruned, from sampler.js), their p99 ratio and PASS/FAIL against 2x, the run's duration and rows deleted (its `housekeeping run
 # finished` log line), and the size of outbox, webhook_deliveries and
 # webhook_attempts with their indexes before, after the run and after a plain
-# VACUUM. Records the run in docs/benchmarks.md. Exits non-zero only when the
+# VACUUM. Records the run in docs/benchmarks-history.md. Exits non-zero only when the
 # bench itself broke (start-up failure, the run failed or never came, phase 1
 # answers other than 201) or could not measure: without housekeeping the
 # service must answer at the arrival rate with a median under 1 s (a machine
@@ -30,8 +30,8 @@
 # load), BENCH_QUIET_LOAD (when set, wait after
 # seeding until the 1-minute load average is below it, at most
 # BENCH_QUIET_WAIT seconds, default 1800: other work on the machine skews the
-# figures), BENCH_DOCS=0 to leave docs/benchmarks.md alone, BENCH_DOCS_FILE
-# (default docs/benchmarks.md), BENCH_COMMIT (the commit the record names;
+# figures), BENCH_DOCS=0 to record nothing, BENCH_DOCS_FILE
+# (default docs/benchmarks-history.md), BENCH_COMMIT (the commit the record names;
 # default `git rev-parse --short HEAD`, +dirty when tracked files differ),
 # BENCH_KEEP=<dir> to keep the per-request records, samples and service log there.
 set -euo pipefail

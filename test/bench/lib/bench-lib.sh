@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Shell functions shared by the benchmarks under test/bench (sourced, not run):
 # messages, the checks before a run, helpers of the run, and recording its
-# result in docs/benchmarks.md. Before sourcing, the caller sets BENCH_NAME
+# result in docs/benchmarks-history.md. Before sourcing, the caller sets BENCH_NAME
 # (its tag in messages, e.g. bench-api) and, when its stdout carries results
 # another script reads, BENCH_LOG_FD=2.
 
@@ -73,8 +73,9 @@ wait_ready() { # pid metrics-port log-file [attempts, 0.5 s apart; default 60]: 
 
 
 # --- recording the result ------------------------------------------------------
-# BENCH_DOCS=0 leaves the record alone; BENCH_DOCS_FILE is the record (default docs/benchmarks.md).
-BENCH_DOCS_FILE=${BENCH_DOCS_FILE:-docs/benchmarks.md}
+# BENCH_DOCS=0 leaves the record alone; BENCH_DOCS_FILE is the record (default
+# docs/benchmarks-history.md; docs/benchmarks.md has the methods and current figures).
+BENCH_DOCS_FILE=${BENCH_DOCS_FILE:-docs/benchmarks-history.md}
 bench_records() { [ "${BENCH_DOCS:-1}" != 0 ]; }
 run_date() { date -u +%Y-%m-%dT%H:%MZ; }
 bench_commit() { # BENCH_COMMIT, or the short HEAD with +dirty when tracked files differ

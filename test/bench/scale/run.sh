@@ -40,8 +40,8 @@
 # BENCH_SCALE_SHARED_BUFFERS (default 4GB), BENCH_SCALE_EFFECTIVE_CACHE_SIZE
 # (default 12GB), PG_BIN_DIR (default /usr/lib/postgresql/15/bin),
 # BENCH_SCALE_KEEP_DB=1 to keep the cluster running with the database (its
-# directory and port are logged), BENCH_DOCS=0 to leave
-# docs/benchmarks.md alone, BENCH_DOCS_FILE, BENCH_COMMIT, BENCH_KEEP=<dir> to
+# directory and port are logged), BENCH_DOCS=0 to record
+# nothing, BENCH_DOCS_FILE (default docs/benchmarks-history.md), BENCH_COMMIT, BENCH_KEEP=<dir> to
 # keep the measurements, EXPLAIN output and service logs.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

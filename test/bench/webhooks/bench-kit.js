@@ -1,7 +1,8 @@
 // What the webhook benchmarks share (bench.js: throughput, fairness.js:
 // fairness and the fault): the throwaway CA and HTTPS receivers, starting the
 // services from their dist/ builds pinned to a CPU, polling, the commit, and
-// the tables they record in docs/benchmarks.md.
+// the tables they record in docs/benchmarks-history.md (BENCH_DOCS_FILE: another
+// file, relative to the repository's root as the shell scripts take it).
 'use strict';
 const { execFileSync, spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
@@ -13,7 +14,7 @@ const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 
 const ROOT = path.resolve(__dirname, '../../..');
-const DOCS = path.join(ROOT, 'docs/benchmarks.md');
+const DOCS = path.resolve(ROOT, process.env.BENCH_DOCS_FILE || 'docs/benchmarks-history.md');
 const DISPATCHER = path.join(ROOT, 'services/webhook-dispatcher/dist/main.js');
 const API = path.join(ROOT, 'services/api/dist/main.js');
 
@@ -213,7 +214,7 @@ function domain() {
 
 /**
  * Appends `row` to the table between `<!-- <marker> -->` and `<!-- /<marker> -->`
- * in docs/benchmarks.md (the last 20 rows kept), writing the current header.
+ * in DOCS (the last 20 rows kept), writing the current header.
  * When the markers are missing, the table is added after `anchor`.
  */
 function recordRow({ marker, header, row, anchor }) {
@@ -222,7 +223,7 @@ function recordRow({ marker, header, row, anchor }) {
   let text = readFileSync(DOCS, 'utf8');
   if (!text.includes(begin)) {
     const at = text.indexOf(anchor);
-    if (at < 0) throw new Error(`docs/benchmarks.md has neither ${begin} nor ${anchor}`);
+    if (at < 0) throw new Error(`${DOCS} has neither ${begin} nor ${anchor}`);
     const cut = at + anchor.length;
     text = `${text.slice(0, cut)}\n\n${begin}\n${header}\n${end}${text.slice(cut)}`;
   }
@@ -234,6 +235,6 @@ function recordRow({ marker, header, row, anchor }) {
 }
 
 module.exports = {
-  ROOT, DISPATCHER, API, log, required, freePort, throwawayCa, startReceiver, startSilentReceiver, cpuMs, output,
+  ROOT, DOCS, DISPATCHER, API, log, required, freePort, throwawayCa, startReceiver, startSilentReceiver, cpuMs, output,
   until, waitFor, serviceSecrets, startService, gitCommit, fairnessBuilt, runDate, loadAverage, domain, recordRow,
 };

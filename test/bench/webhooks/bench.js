@@ -11,7 +11,7 @@
 //      dispatcher's concurrency; then once more through axios configured as the
 //      dispatcher configures it ("axios alone").
 // Target: dispatcher >= 0.5 x axios alone (the ratio to the plain client is
-// shown for information). Records the run in docs/benchmarks.md.
+// shown for information). Records the run in docs/benchmarks-history.md.
 'use strict';
 const { randomUUID } = require('node:crypto');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
@@ -152,7 +152,7 @@ Webhook delivery benchmark (${date}, ${os.cpus().length} CPUs, node ${process.ve
           `${ratio.toFixed(2)} | ${viaAxios.rate.toFixed(1)} | ${cpuPerDelivery.toFixed(2)} | ${raw.cpuMsPerRequest.toFixed(2)} | ${viaAxios.cpuMsPerRequest.toFixed(2)} | ` +
           `${commitsPerDelivery.toFixed(1)} | ${SUBSCRIPTIONS} | ${fairness} | **${ratioAxios.toFixed(2)}** | ${verdict} |`,
       });
-      log('recorded in docs/benchmarks.md');
+      log(`recorded in ${kit.DOCS}`);
     }
   } finally {
     for (const cleanup of cleanups) await cleanup();

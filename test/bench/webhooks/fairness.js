@@ -307,7 +307,7 @@ Webhook fairness benchmark (${date}, ${os.cpus().length} CPUs, node ${process.ve
           `${withA.ids - withA.b.arrived} | ${withA.a.maxOpen} | ${withA.a.requests} | ${t.accepted} / ${t.pendingLimited} / ${t.rateLimited} / ${t.tooMany} | ${verdict} | ` +
           `${fault.b.arrived} / ${fault.ids} | ${fault.b.duplicates} | ${aExpected} / ${fault.a.rows.present} | ${fault.a.rows.pending} / ${fault.a.rows.abandoned} / ${fault.a.rows.delivered} | ${fault.a.maxOpen} | ${faultOk ? 'PASS' : 'FAIL'} |`,
       });
-      log('recorded in docs/benchmarks.md');
+      log(`recorded in ${kit.DOCS}`);
     }
   } finally {
     for (const service of stopAll.reverse()) await service.stop().catch(() => {});

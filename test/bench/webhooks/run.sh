@@ -8,10 +8,11 @@
 #     subscription A whose 10,000 due deliveries go to a receiver that never
 #     answers while A calls replay-since; then the same with two dispatchers and
 #     kill -9 of one, checking that no delivery is lost.
-# Both print their figures with PASS/FAIL and record them in docs/benchmarks.md.
+# Both print their figures with PASS/FAIL and record them in
+# docs/benchmarks-history.md (BENCH_DOCS_FILE: another file).
 # Exits non-zero only when a bench itself broke.
 # Knobs: BENCH_MODE (all, throughput or fairness; default all), BENCH_DOCS=0 to
-# leave docs/benchmarks.md alone. Throughput: BENCH_EVENTS (default 5000),
+# record nothing. Throughput: BENCH_EVENTS (default 5000),
 # BENCH_WARMUP_EVENTS (300), BENCH_SUBSCRIPTIONS (8), BENCH_PROFILE=<dir> for a
 # CPU profile of the dispatcher. Fairness: BENCH_FAIRNESS_SECONDS (60 per
 # phase), BENCH_B_RATE (20 events/s), BENCH_A_BACKLOG (10000),
@@ -23,6 +24,7 @@ export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 BENCH_NAME=bench-webhooks
 # shellcheck source=../lib/bench-lib.sh
 . test/bench/lib/bench-lib.sh
+export BENCH_DOCS_FILE # bench.js and fairness.js record there too
 
 mode=${BENCH_MODE:-all}
 case "$mode" in all|throughput|fairness) ;; *) die "BENCH_MODE is all, throughput or fairness, not '$mode'" ;; esac
