@@ -5,8 +5,9 @@
 #   services/all-in-one/dist/main.js (default) ; `cdctl migrate` for the migration Job.
 # They always run under the ENTRYPOINT, tini, so manifests set `args:`, never
 # `command:` (which would replace tini).
-# pg_dump is Debian bookworm's postgresql-client, version 15: it refuses to dump
-# a newer PostgreSQL server (docs/deploy.md, "The container image").
+# pg_dump is the PostgreSQL project's (PGDG) postgresql-client-17: pg_dump refuses
+# servers newer than itself and Debian bookworm's is 15; 17 dumps 15, 16 and 17
+# (docs/deploy.md, "The container image").
 # Build: docker build -t custom-domain-service .
 
 FROM node:24-bookworm-slim AS build
@@ -24,15 +25,24 @@ COPY services/ services/
 # The workspace of the typed client: npm ci wants every workspace of the lock file, tsc -b builds it.
 COPY clients/ clients/
 COPY tsconfig.base.json tsconfig.build.json ./
-RUN (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) \
+# npm ci alone: the image holds exactly the lock file's versions or is not built.
+RUN npm ci --no-audit --no-fund \
  && npx tsc -b tsconfig.build.json \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -rf libs/*/src services/*/src
 
 FROM node:24-bookworm-slim AS runtime
-# pg_dump (15) for GET /operator/v1/backup; tini reaps children (pg_dump) and forwards SIGTERM.
+# pg_dump for GET /operator/v1/backup and the chart's backup CronJob; tini reaps
+# children (pg_dump) and forwards SIGTERM. The PGDG signing key comes over HTTPS
+# (node's fetch: the slim image has no curl) and apt checks the repository with it.
+ARG PG_CLIENT_MAJOR=17
 RUN apt-get update \
- && apt-get install -y --no-install-recommends postgresql-client tini ca-certificates \
+ && apt-get install -y --no-install-recommends tini ca-certificates \
+ && node -e "fetch('https://www.postgresql.org/media/keys/ACCC4CF8.asc').then(async (r) => { if (!r.ok) throw new Error('PGDG key: HTTP ' + r.status); require('fs').writeFileSync('/usr/share/keyrings/pgdg.asc', await r.text()); })" \
+ && echo "deb [signed-by=/usr/share/keyrings/pgdg.asc] https://apt.postgresql.org/pub/repos/apt bookworm-pgdg main" > /etc/apt/sources.list.d/pgdg.list \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-client-${PG_CLIENT_MAJOR} \
+ && pg_dump --version | grep -q " ${PG_CLIENT_MAJOR}\." \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /app

@@ -31,25 +31,28 @@ endif
 # node_modules holds native code built against one Node.js's headers: other headers reinstall it.
 NPM_STAMP := node_modules/.install-stamp-node$(NODE_HEADERS_VERSION)
 
-.PHONY: help node-env deps build run demo test test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
+.PHONY: help node-env deps build run demo test image test-unit test-integration lint typecheck docs services bench bench-api bench-checker bench-webhooks clean
 
 help:
 	@echo "make run    start the all-in-one service (SQLite, in-process bus)"
 	@echo "make demo   see it work: a hostname registered, checked, certified and served here (DEMO_EXIT=1 exits when done)"
 	@echo "make test   build, lint and run every test (PostgreSQL, SQLite, RabbitMQ)"
+	@echo "make image  build the container image (Dockerfile) when a container engine runs"
 	@echo "make bench  run the benchmarks under test/bench"
 	@echo "make test-system  the split-mode deployment under faults (SYSTEM_SEED=<n> replays a run)"
 	@echo "make node-env     the PATH of make's Node.js $(NODE_MAJOR) for this shell: eval \"\$$(make -s node-env)\""
 
-# npm 11 set to omit resolved URLs writes lock files without other platforms'
-# optional packages, which `npm ci` then refuses; `npm install` from the same
-# lock installs the same versions.
-# (npm ci empties node_modules itself; the rm keeps npm install from keeping
-# native modules built against other headers.)
+# Only `npm ci`: exactly the lock file's versions, or a failure. `npm install`
+# would resolve again and could install what no one reviewed. The lock file holds
+# every platform's optional packages (an npm 11 set to omit resolved URLs once
+# wrote it without them, and `npm ci` refused it): when npm ci says it is out of
+# sync, regenerate it with `npm install --package-lock-only` and commit it.
+# (npm ci empties node_modules itself; the rm also drops native modules built
+# against other headers when npm ci fails half-way.)
 $(NPM_STAMP): package.json package-lock.json | $(NODE_FETCHED) $(NODE_HEADERS_FETCHED)
 	@echo "installing node_modules with node $$(node --version), native modules against the headers of $(NODE_HEADERS_VERSION)"
 	rm -rf node_modules
-	npm ci --no-audit --no-fund || { echo "npm ci refused the lock file; installing from it with npm install"; npm install --no-audit --no-fund; }
+	npm ci --no-audit --no-fund
 	@touch $@
 
 $(NODE_FETCHED):
@@ -91,8 +94,13 @@ docs: build
 services:
 	bash scripts/ensure-services.sh
 
+# Then the image, when a container engine answers `docker info` (scripts/build-image.sh
+# prints one line saying why it is skipped otherwise).
 test: build services
-	bash scripts/test.sh
+	@status=0; bash scripts/test.sh || status=1; bash scripts/build-image.sh || status=1; exit $$status
+
+image:
+	bash scripts/build-image.sh
 
 test-unit: build
 	npx jest --selectProjects unit
