@@ -1,6 +1,6 @@
 import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, CERTIFICATE_WAITING_MESSAGE, type CheckOutcome } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
-import { planCertificate } from './certificate-plan';
+import { planCertificate, reissueReason } from './certificate-plan';
 
 const now = new Date('2026-06-01T00:00:00Z');
 const passing: CheckOutcome = { status: 'passing', errorCode: null, message: null };
@@ -34,5 +34,26 @@ describe('planCertificate', () => {
     }
     // A renewal judges the certificate it has, whatever the check said.
     expect(planCertificate(passing, passing, valid, true, now, waiting)).toEqual({ outcome: passing, issue: true, notAfter: valid.notAfter });
+  });
+});
+
+describe('reissueReason', () => {
+  const STAGING = 'https://acme-staging-v02.api.letsencrypt.org/directory';
+  const PRODUCTION = 'https://acme-v02.api.letsencrypt.org/directory';
+  const acme = { issuer: 'acme' as const, directories: [PRODUCTION] };
+
+  test('a certificate of the configured issuer and directory is not issued again before its renewal', () => {
+    expect(reissueReason({ ...valid, directoryUrl: PRODUCTION }, acme)).toBeNull();
+    expect(reissueReason({ ...valid, issuer: 'internal' }, { issuer: 'internal', directories: [PRODUCTION] })).toBeNull();
+    // Kept without its directory (issued before directories were kept): not judged by it.
+    expect(reissueReason(valid, acme)).toBeNull();
+  });
+
+  test('asked for by the operator, from another issuer, or from a directory no longer configured: issued again', () => {
+    expect(reissueReason({ ...valid, directoryUrl: PRODUCTION, renewRequestedAt: now }, acme)).toBe('requested');
+    expect(reissueReason({ ...valid, issuer: 'internal' }, acme)).toBe('issuer_changed');
+    expect(reissueReason({ ...valid, directoryUrl: PRODUCTION }, { issuer: 'internal', directories: [PRODUCTION] })).toBe('issuer_changed');
+    expect(reissueReason({ ...valid, directoryUrl: STAGING }, acme)).toBe('directory_changed');
+    expect(reissueReason({ ...valid, directoryUrl: STAGING }, { issuer: 'acme', directories: [PRODUCTION, STAGING] })).toBeNull();
   });
 });

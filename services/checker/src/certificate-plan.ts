@@ -2,7 +2,7 @@
 // domain has, and say whether one must be issued (none yet, or renewal due).
 // Issuing happens after the step is recorded, so the DNS checks of other
 // domains never wait for a certificate order.
-import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, certificateGate, evaluateCertificate, RENEWAL_FAILED_PREFIX, type CheckOutcome } from '@cds/core';
+import { ACME_BUDGET_WAIT_PREFIX, CERTIFICATE_ISSUING_MESSAGE, certificateGate, evaluateCertificate, RENEWAL_FAILED_PREFIX, type CertIssuer, type CheckOutcome } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
 
 export interface CertificatePlan {
@@ -19,6 +19,30 @@ export type PreviousCertificateCheck = Pick<CheckOutcome, 'status' | 'message'>;
 /** The certificate check's message when it says the first certificate waits for ACME order budget; else null. */
 function budgetWait(check: PreviousCertificateCheck | null): string | null {
   return check?.status === 'pending' && check.message?.startsWith(ACME_BUDGET_WAIT_PREFIX) ? check.message : null;
+}
+
+/** What this deployment issues with now: CERT_ISSUER, and for `acme` the directories of ACME_DIRECTORY_URL. */
+export interface IssuingSetup {
+  issuer: CertIssuer;
+  directories: readonly string[];
+}
+
+/** Why a certificate is issued again before its renewal is due. */
+export type ReissueReason = 'requested' | 'issuer_changed' | 'directory_changed';
+
+/**
+ * Whether a certificate must be issued again whatever its lifetime: the
+ * operator asked for it (`cdctl certificate renew`), or it comes from an
+ * issuer or ACME directory no longer configured (staging to production,
+ * internal to ACME). An `acme` certificate kept without its directory (issued
+ * before directories were kept) came from the one directory there was and is
+ * not judged by it. The order budget paces these orders like any other.
+ */
+export function reissueReason(existing: CertificateRow, setup: IssuingSetup): ReissueReason | null {
+  if (existing.renewRequestedAt) return 'requested';
+  if (existing.issuer !== setup.issuer) return 'issuer_changed';
+  if (existing.issuer === 'acme' && existing.directoryUrl && !setup.directories.includes(existing.directoryUrl)) return 'directory_changed';
+  return null;
 }
 
 /**

@@ -41,6 +41,7 @@ const SPEC_OPERATIONS: Array<[string, string]> = [
   ['get', '/operator/v1/backup'],
   ['get', '/operator/v1/doctor'],
   ['get', '/operator/v1/domains/{hostname}'],
+  ['post', '/operator/v1/certificates/renew'],
 ];
 
 type JsonObject = Record<string, unknown>;

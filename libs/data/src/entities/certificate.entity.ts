@@ -18,5 +18,7 @@ export const certificateEntity = (t: ColumnTypes) =>
       createdAt: { type: t.timestamp, name: 'created_at' },
       // Absent, not null, when no directory is kept (internal, or issued before it was kept).
       directoryUrl: { type: 'text', name: 'directory_url', nullable: true, transformer: { to: (url?: string | null) => url ?? null, from: (url: string | null) => url ?? undefined } },
+      // Absent, not null, when not marked for re-issue.
+      renewRequestedAt: { type: t.timestamp, name: 'renew_requested_at', nullable: true, transformer: { to: (at?: Date | null) => at ?? null, from: (at: Date | null) => at ?? undefined } },
     },
   });

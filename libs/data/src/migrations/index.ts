@@ -15,6 +15,7 @@ import { AcmeOrders1795843500000 } from './1795843500000-acme-orders';
 import { WebhookRecentFailures1795843800000 } from './1795843800000-webhook-recent-failures';
 import { EdgeFeedCommitOrder1795843860000 } from './1795843860000-edge-feed-commit-order';
 import { AcmeDirectories1795844000000 } from './1795844000000-acme-directories';
+import { CertificateRenewRequests1795844100000 } from './1795844100000-certificate-renew-requests';
 
 /** Every migration, oldest first. Listed by hand: nothing is discovered from dist/. */
-export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300, LiveDomainCounter1760000000400, OutboxSetAside1760000000500, Housekeeping1760000000600, WebhookFairness1760000000700, EdgeChangeFeed1760000000800, DomainLivePages1760000000900, CheckerHotUpdates1760000000950, CheckConfirmation1760000001000, DomainRedirect1795843440000, AcmeOrders1795843500000, WebhookRecentFailures1795843800000, EdgeFeedCommitOrder1795843860000, AcmeDirectories1795844000000];
+export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300, LiveDomainCounter1760000000400, OutboxSetAside1760000000500, Housekeeping1760000000600, WebhookFairness1760000000700, EdgeChangeFeed1760000000800, DomainLivePages1760000000900, CheckerHotUpdates1760000000950, CheckConfirmation1760000001000, DomainRedirect1795843440000, AcmeOrders1795843500000, WebhookRecentFailures1795843800000, EdgeFeedCommitOrder1795843860000, AcmeDirectories1795844000000, CertificateRenewRequests1795844100000];
