@@ -356,6 +356,7 @@ export function fakeStore(seed: Partial<FakeTables> = {}): FakeStore {
       housekeeping: notFaked('housekeeping'),
       edgeReads: notFaked('edgeReads'),
       domainLookup: notFaked('domainLookup'),
+      sealedValues: notFaked('sealedValues'),
     };
   };
   const store: FakeStore = {

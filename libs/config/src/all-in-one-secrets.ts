@@ -6,7 +6,8 @@ import { ConfigError } from './config-error';
 /** The secrets all-in-one mode keeps in its data directory, with their file names and how a fresh one is made. */
 export const ALL_IN_ONE_SECRETS = {
   OPERATOR_TOKEN: { file: 'operator-token', generate: () => randomBytes(32).toString('base64url') },
-  DATA_ENCRYPTION_KEY: { file: 'data-encryption-key', generate: () => randomBytes(32).toString('base64') },
+  // Not generated when DATA_ENCRYPTION_KEYS stands in for it.
+  DATA_ENCRYPTION_KEY: { file: 'data-encryption-key', generate: () => randomBytes(32).toString('base64'), unlessSet: 'DATA_ENCRYPTION_KEYS' },
   ASSERTION_DEPLOYMENT_KEY: { file: 'assertion-deployment-key', generate: () => randomBytes(32).toString('base64url') },
 } as const;
 
@@ -30,8 +31,9 @@ export function ensureAllInOneSecrets(dataDir: string, env: NodeJS.ProcessEnv): 
   const filled: NodeJS.ProcessEnv = { ...env };
   const generated: AllInOneSecret[] = [];
   for (const name of Object.keys(ALL_IN_ONE_SECRETS) as AllInOneSecret[]) {
-    if (env[name]?.trim()) continue;
-    const { file, generate } = ALL_IN_ONE_SECRETS[name];
+    const secret: { file: string; generate: () => string; unlessSet?: string } = ALL_IN_ONE_SECRETS[name];
+    if (env[name]?.trim() || (secret.unlessSet !== undefined && env[secret.unlessSet]?.trim())) continue;
+    const { file, generate } = secret;
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const path = join(dataDir, file);
     const created = createOnce(path, generate());

@@ -16,8 +16,9 @@ interface KeyDescription {
 export function configSchemaDoc(): ConfigVariableDoc[] {
   const keys = (buildConfigSchema('split').describe().keys ?? {}) as Record<string, KeyDescription>;
   const numbered = new Map(Object.values(VARIABLES).map((spec) => [spec.name, spec.numberedDocs ?? []]));
-  return Object.entries(keys).flatMap(([name, key]) => [
-    { name, default: key.metas?.[0]?.default ?? 'unset', description: key.flags?.description ?? '' },
+  // In VARIABLES' order: joi moves a key that refers to another after it.
+  return Object.values(VARIABLES).flatMap(({ name }) => [
+    { name, default: keys[name]?.metas?.[0]?.default ?? 'unset', description: keys[name]?.flags?.description ?? '' },
     ...(numbered.get(name) ?? []),
   ]);
 }

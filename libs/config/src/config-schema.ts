@@ -19,6 +19,9 @@ export function buildConfigSchema(mode: Mode, service?: SplitServiceName): Joi.O
   return Joi.object(Object.fromEntries(specs.map((spec) => [spec.name, variableSchema(spec, mode, service)]))).unknown(true);
 }
 
+/** A variable given a value: an unset one arrives defaulted to null (joi validates it first, as this refers to it). */
+const SET = Joi.any().exist().invalid(null);
+
 function isRequired(spec: VariableSpec<Joi.BasicType>, mode: Mode, service: SplitServiceName | undefined): boolean {
   if (!spec.requiredIn?.includes(mode)) return false;
   return mode !== 'split' || service === undefined || spec.requiredBy === undefined || spec.requiredBy.includes(service);
@@ -31,7 +34,9 @@ function variableSchema(spec: VariableSpec<Joi.BasicType>, mode: Mode, service: 
     .custom((text: string) => spec.parse(text))
     .description(spec.description)
     .meta(meta);
-  if (isRequired(spec, mode, service)) return schema.required();
+  if (isRequired(spec, mode, service)) {
+    return spec.unlessSet === undefined ? schema.required() : schema.when(spec.unlessSet, { is: SET, then: Joi.forbidden(), otherwise: Joi.required() });
+  }
   const text = typeof spec.default === 'object' ? spec.default[mode] : spec.default;
   return schema.default(text === undefined ? null : spec.parse(text));
 }

@@ -13,6 +13,7 @@ import {
   parseBoolean,
   parseEmail,
   parseEncryptionKey,
+  parseEncryptionKeyList,
   parseMailbox,
   parsePath,
   parsePort,
@@ -33,6 +34,8 @@ export interface VariableSpec<T> {
   readonly requiredIn?: readonly Mode[];
   /** In split mode, the services that must have it (absent: every one); the others get only the secrets they use. */
   readonly requiredBy?: readonly SplitServiceName[];
+  /** The variable that may stand in for this required one; setting both is refused. */
+  readonly unlessSet?: string;
   /** Never echo the value in an error. */
   readonly secret?: boolean;
   /** Completes the value with the numbered variables that go with it (ACME_EAB_KID_<n>, …); throws ConfigError. */
@@ -200,10 +203,20 @@ export const VARIABLES: Variables = {
   },
   dataEncryptionKey: {
     name: 'DATA_ENCRYPTION_KEY',
-    description: 'Exactly 32 bytes in base64: the AES-256-GCM key that encrypts private keys and webhook secrets at rest.',
+    description:
+      'Exactly 32 bytes in base64: the AES-256-GCM key that encrypts private keys and webhook secrets at rest. Set it or `DATA_ENCRYPTION_KEYS`, not both (docs/deploy.md, "The data encryption key").',
     parse: parseEncryptionKey,
-    docDefault: 'all-in-one: generated on first start into `./data/data-encryption-key`; split: required',
+    docDefault: 'all-in-one: generated on first start into `./data/data-encryption-key`; split: required unless `DATA_ENCRYPTION_KEYS` is set',
     requiredIn: ['all-in-one', 'split'],
+    unlessSet: 'DATA_ENCRYPTION_KEYS',
+    secret: true,
+  },
+  dataEncryptionKeys: {
+    name: 'DATA_ENCRYPTION_KEYS',
+    description:
+      'Instead of `DATA_ENCRYPTION_KEY`, for a rotation: a comma list of such keys. The first one seals; every one opens what it sealed. Add the new key first, run `cdctl rekey`, then drop the old one. Setting both variables is refused at start.',
+    parse: parseEncryptionKeyList,
+    docDefault: 'unset: `DATA_ENCRYPTION_KEY` alone',
     secret: true,
   },
   assertionDeploymentKey: {

@@ -68,8 +68,10 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** 0 means no limit. */
   readonly deploymentDomainLimit: number;
-  /** Exactly 32 bytes (AES-256-GCM key). */
+  /** Exactly 32 bytes (AES-256-GCM key): the key that seals, DATA_ENCRYPTION_KEY or the first of DATA_ENCRYPTION_KEYS. */
   readonly dataEncryptionKey: Buffer;
+  /** Every key that opens sealed values, the sealing one first: DATA_ENCRYPTION_KEYS, or DATA_ENCRYPTION_KEY alone. */
+  readonly dataEncryptionKeys: readonly Buffer[];
   /** The base64url text itself: the HMAC key is its UTF-8 bytes. */
   /** Null only in a split-mode service that signs no assertion (the API, the webhook dispatcher). */
   readonly assertionDeploymentKey: string | null;

@@ -22,6 +22,7 @@ export {
 export { parseDuration } from './duration';
 export { operatorExposureWarning, proxyProtocolPeersWarning } from './exposure-warnings';
 export { InvalidValueError } from './invalid-value';
+export { loadDataEncryptionKeysIfSet } from './data-encryption-keys';
 export { loadConfig, loadConfigOrExit, loadConfigSubset, loadDatabaseConnection, type LoadConfigOptions } from './load-config';
 export { logColourAllowed } from './log-colour';
 export { requiredSetting } from './required-setting';

@@ -3,6 +3,7 @@ import { ConfigError } from './config-error';
 import { buildConfigSchema, type VariableMeta } from './config-schema';
 import type { Config, Mode, SplitServiceName } from './config.types';
 import { VARIABLES, type VariableSpec } from './config-variables';
+import { completeDataEncryptionKeys } from './data-encryption-keys';
 import { deepFreeze } from './deep-freeze';
 import { InvalidValueError } from './invalid-value';
 import { checkConnectionRules } from './connection-rules';
@@ -30,7 +31,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   if (error) throw toConfigError(schema, error, opts.mode, opts.service);
   // The schema has one key per entry of VARIABLES, each parsed by that entry's typed parser.
   const parsed = value as Record<string, unknown>;
-  const config = { ...Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, withNumbered(spec, parsed[spec.name], env)])), mode: opts.mode } as Config;
+  const config = completeDataEncryptionKeys({ ...Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, withNumbered(spec, parsed[spec.name], env)])), mode: opts.mode } as Config);
   checkPortConflicts(config);
   checkConnectionRules(config);
   return deepFreeze(config);
@@ -50,10 +51,14 @@ export function loadConfigOrExit(opts: LoadConfigOptions): Config {
 function toConfigError(schema: Joi.ObjectSchema, error: Joi.ValidationError, mode: Mode, service: SplitServiceName | undefined): ConfigError {
   const detail = error.details[0];
   const variable = String(detail?.path[0] ?? 'environment');
+  const instead = Object.values(VARIABLES).find((spec) => spec.name === variable)?.unlessSet;
   if (detail?.type === 'any.required') {
     const split = service === undefined ? 'in split mode' : `in split mode (${service})`;
     const why = mode === 'split' ? split : '(all-in-one start-up generates it into the data directory)';
-    return new ConfigError(variable, `is required ${why}`);
+    return new ConfigError(variable, `is required ${why}${instead === undefined ? '' : ` unless ${instead} is set`}`);
+  }
+  if (detail?.type === 'any.unknown' && instead !== undefined) {
+    return new ConfigError(variable, `is set together with ${instead}: set only one (${instead} lists every key, the one that seals first)`);
   }
   const cause: unknown = detail?.context?.error;
   const problem = cause instanceof InvalidValueError ? cause.message : 'is invalid';
@@ -93,7 +98,7 @@ export function loadConfigSubset<K extends Exclude<keyof Config, 'mode'>>(keys: 
   const { value, error } = schema.validate(input, { abortEarly: true, convert: true });
   if (error) throw toConfigError(schema, error, opts.mode, opts.service);
   const parsed = value as Record<string, unknown>;
-  return deepFreeze(Object.fromEntries(keys.map((key) => [key, withNumbered(VARIABLES[key], parsed[VARIABLES[key].name], env)])) as Pick<Config, K>);
+  return deepFreeze(completeDataEncryptionKeys(Object.fromEntries(keys.map((key) => [key, withNumbered(VARIABLES[key], parsed[VARIABLES[key].name], env)])) as Pick<Config, K>));
 }
 
 /** A variable's parsed value completed by its numbered variables, when it has any (ACME_DIRECTORY_URL's). */

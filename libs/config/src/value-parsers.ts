@@ -79,6 +79,19 @@ export function parseEncryptionKey(text: string): Buffer {
   return key;
 }
 
+/** A comma list of distinct keys, each 32 bytes in standard base64; at least one. */
+export function parseEncryptionKeyList(text: string): readonly Buffer[] {
+  const keys = text.split(',').map((item) => item.trim());
+  let parsed: Buffer[];
+  try {
+    parsed = keys.map(parseEncryptionKey);
+  } catch {
+    throw new InvalidValueError('must be a comma list of keys, each exactly 32 bytes encoded as base64');
+  }
+  if (new Set(keys).size !== keys.length) throw new InvalidValueError('must not list the same key twice');
+  return parsed;
+}
+
 /** base64url text whose decoded length is at least 32 bytes; kept as text (the HMAC key is the text). */
 export function parseAssertionKey(text: string): string {
   const ok = /^[A-Za-z0-9_-]+={0,2}$/.test(text) && Buffer.from(text, 'base64url').length >= 32;

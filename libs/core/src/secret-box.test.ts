@@ -1,18 +1,19 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
-import { decryptSecret, encryptSecret, orderKeyId, SecretBoxError, type SealLabel } from './secret-box';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { dataKeyId, decryptSecret, encryptSecret, isSealedWithFirstKey, orderKeyId, resealSecret, SecretBoxError, type SealLabel } from './secret-box';
 
 const key = randomBytes(32);
 const label: SealLabel = { purpose: 'webhook-secret', id: '0d7c2a4e-5f3b-4c1d-9e8f-1a2b3c4d5e6f' };
 
-/** A value as it was sealed before labels: `v1.<iv>.<tag>.<ciphertext>`, no AAD. */
-function legacySeal(plaintext: string): string {
+/** A value as it was sealed before labels (`v1.<iv>.<tag>.<ciphertext>`, no AAD) or before key ids (v2, with the AAD). */
+function legacySeal(plaintext: string, version: 'v1' | 'v2' = 'v1', sealingKey: Buffer = key): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
+  const cipher = createCipheriv('aes-256-gcm', sealingKey, iv, { authTagLength: 16 });
+  if (version === 'v2') cipher.setAAD(Buffer.from(`cds:${label.purpose}:${label.id}`));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+  return [version, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
 }
 
-/** Flips one bit of the decoded part `index` (1 iv, 2 tag, 3 ciphertext). */
+/** Flips one bit of the decoded part `index` (v3: 2 iv, 3 tag, 4 ciphertext; v1: 1, 2, 3). */
 function flipBit(sealed: string, index: number): string {
   const parts = sealed.split('.');
   const bytes = Buffer.from(parts[index] as string, 'base64url');
@@ -32,8 +33,9 @@ describe('encryptSecret / decryptSecret', () => {
     const a = encryptSecret('same secret', key, label);
     const b = encryptSecret('same secret', key, label);
     expect(a).not.toBe(b);
-    const [version, iv, tag, ciphertext] = a.split('.');
-    expect(version).toBe('v2');
+    const [version, keyId, iv, tag, ciphertext] = a.split('.');
+    expect(version).toBe('v3');
+    expect(keyId).toBe(createHash('sha256').update(key).digest('hex').slice(0, 8));
     expect(Buffer.from(iv as string, 'base64url')).toHaveLength(12);
     expect(Buffer.from(tag as string, 'base64url')).toHaveLength(16);
     expect(Buffer.from(ciphertext as string, 'base64url')).toHaveLength('same secret'.length);
@@ -42,9 +44,9 @@ describe('encryptSecret / decryptSecret', () => {
   });
 
   it.each([
-    ['the IV', 1],
-    ['the tag', 2],
-    ['the ciphertext', 3],
+    ['the IV', 2],
+    ['the tag', 3],
+    ['the ciphertext', 4],
   ])('detects a changed bit in %s', (_part, index) => {
     const sealed = encryptSecret('a secret worth keeping', key, label);
     expect(() => decryptSecret(flipBit(sealed, index), key, label)).toThrow(SecretBoxError);
@@ -52,16 +54,18 @@ describe('encryptSecret / decryptSecret', () => {
 
   it('refuses another key', () => {
     const sealed = encryptSecret('a secret', key, label);
-    expect(() => decryptSecret(sealed, randomBytes(32), label)).toThrow(/does not open/);
+    expect(() => decryptSecret(sealed, randomBytes(32), label)).toThrow(`was sealed with data encryption key ${dataKeyId(key)}, which is not configured`);
   });
 
   it('refuses malformed input and keys of the wrong size', () => {
     const sealed = encryptSecret('a secret', key, label);
     expect(() => decryptSecret('plain text', key, label)).toThrow(SecretBoxError);
-    expect(() => decryptSecret(sealed.replace(/^v2/, 'v3'), key, label)).toThrow(/known format/);
-    expect(() => decryptSecret(sealed.split('.').slice(0, 3).join('.'), key, label)).toThrow(SecretBoxError);
+    expect(() => decryptSecret(sealed.replace(/^v3/, 'v4'), key, label)).toThrow(/known format/);
+    expect(() => decryptSecret(sealed.replace(/^v3/, 'v2'), key, label)).toThrow(/known format/);
+    expect(() => decryptSecret(sealed.split('.').slice(0, 4).join('.'), key, label)).toThrow(SecretBoxError);
     const parts = sealed.split('.');
-    expect(() => decryptSecret([parts[0], 'AAAA', parts[2], parts[3]].join('.'), key, label)).toThrow(/malformed/);
+    expect(() => decryptSecret([parts[0], parts[1], 'AAAA', parts[3], parts[4]].join('.'), key, label)).toThrow(/malformed/);
+    expect(() => decryptSecret(sealed, [], label)).toThrow(/No data encryption key/);
     expect(() => encryptSecret('a secret', randomBytes(16), label)).toThrow(/32 bytes/);
     expect(() => decryptSecret(sealed, randomBytes(31), label)).toThrow(/32 bytes/);
   });
@@ -100,6 +104,49 @@ describe('the row a sealed value is bound to', () => {
 
   it('does not open a labelled value relabelled as v1: the label cannot be stripped', () => {
     const sealed = encryptSecret('whsec_a', key, label);
-    expect(() => decryptSecret(sealed.replace(/^v2/, 'v1'), key, label)).toThrow(/does not open/);
+    const [, , ...rest] = sealed.split('.');
+    expect(() => decryptSecret(['v1', ...rest].join('.'), key, label)).toThrow(/does not open/);
+  });
+});
+
+describe('several data encryption keys', () => {
+  const older = randomBytes(32);
+  const newer = randomBytes(32);
+
+  it('seals with the first key and names it; opens with the key named, wherever it is in the list', () => {
+    const sealed = encryptSecret('whsec_a', [newer, older], label);
+    expect(sealed.split('.')[1]).toBe(dataKeyId(newer));
+    expect(decryptSecret(sealed, [older, newer], label)).toBe('whsec_a');
+    expect(decryptSecret(sealed, newer, label)).toBe('whsec_a');
+    expect(() => decryptSecret(sealed, older, label)).toThrow(`was sealed with data encryption key ${dataKeyId(newer)}, which is not configured`);
+  });
+
+  it('opens a value sealed before key ids (v2 and v1) with whichever configured key opens it', () => {
+    expect(decryptSecret(legacySeal('whsec_v2', 'v2', older), [newer, older], label)).toBe('whsec_v2');
+    expect(decryptSecret(legacySeal('whsec_v1', 'v1', older), [newer, older], label)).toBe('whsec_v1');
+    expect(() => decryptSecret(legacySeal('whsec_v2', 'v2', older), [newer], label)).toThrow(/does not open/);
+  });
+
+  it('a changed key id selects no key or the wrong one, so the value does not open', () => {
+    const parts = encryptSecret('whsec_a', [newer, older], label).split('.');
+    expect(() => decryptSecret([parts[0], dataKeyId(older), ...parts.slice(2)].join('.'), [newer, older], label)).toThrow(/does not open/);
+  });
+
+  it('tells whether a value is already sealed with the first key in the current format', () => {
+    expect(isSealedWithFirstKey(encryptSecret('x', older, label), [older, newer])).toBe(true);
+    expect(isSealedWithFirstKey(encryptSecret('x', older, label), [newer, older])).toBe(false);
+    expect(isSealedWithFirstKey(legacySeal('x', 'v2', newer), [newer])).toBe(false);
+  });
+
+  it('reseals with the first key in the current format, once', () => {
+    const resealed = resealSecret(legacySeal('whsec_v1', 'v1', older), [newer, older], label) as string;
+    expect(resealed.split('.').slice(0, 2)).toEqual(['v3', dataKeyId(newer)]);
+    expect(decryptSecret(resealed, newer, label)).toBe('whsec_v1');
+    expect(resealSecret(resealed, [newer, older], label)).toBeNull();
+    expect(() => resealSecret(encryptSecret('x', randomBytes(32), label), [newer, older], label)).toThrow(SecretBoxError);
+  });
+
+  it('refuses a key of the wrong size anywhere in the list', () => {
+    expect(() => encryptSecret('x', [newer, randomBytes(16)], label)).toThrow(/32 bytes/);
   });
 });

@@ -17,6 +17,7 @@ import type { IdempotencyRepository } from './repositories/idempotency.types';
 import type { OriginsRepository } from './repositories/origins.types';
 import type { OutboxRepository } from './repositories/outbox.types';
 import type { RateCountersRepository } from './repositories/rate-counters.types';
+import type { SealedValuesRepository } from './repositories/sealed-values.types';
 import type { SettingsRepository } from './repositories/settings.types';
 import type { TrafficRepository } from './repositories/traffic.types';
 import type { WebhookDeliveriesRepository } from './repositories/webhook-deliveries.types';
@@ -46,6 +47,7 @@ export interface Repositories {
   housekeeping: HousekeepingRepository;
   edgeReads: EdgeReadsRepository;
   domainLookup: DomainLookupRepository;
+  sealedValues: SealedValuesRepository;
 }
 
 export interface DataStore {

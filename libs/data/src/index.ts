@@ -15,6 +15,8 @@ export type * from './repositories/idempotency.types';
 export type * from './repositories/origins.types';
 export type * from './repositories/outbox.types';
 export type * from './repositories/rate-counters.types';
+export type * from './repositories/sealed-values.types';
+export { SEALED_KINDS } from './repositories/sealed-values.types';
 export type * from './repositories/settings.types';
 export type * from './repositories/traffic.types';
 export type * from './repositories/webhook-deliveries.types';

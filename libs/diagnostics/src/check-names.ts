@@ -10,6 +10,7 @@ export const CHECK_NAMES = {
   edgeTarget: 'edge_target',
   certificates: 'certificate_expiry',
   webhooks: 'webhook_backlog',
+  sealedValues: 'sealed_values',
 } as const;
 
 /** One check per consuming service's queue. */

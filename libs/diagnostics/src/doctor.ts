@@ -5,9 +5,13 @@ import { acmeCheck } from './checks/acme.check';
 import { brokerChecks } from './checks/broker.checks';
 import { databaseChecks } from './checks/database.checks';
 import { dnsChecks } from './checks/dns.checks';
+import { sealedValuesCheck } from './checks/sealed-values.check';
 
 /** The settings the checks read. */
-export type DoctorConfig = Pick<Config, 'certIssuer' | 'acmeDirectories' | 'acmeCaBundle' | 'dnsServers' | 'edgeTarget'>;
+export type DoctorConfig = Pick<Config, 'certIssuer' | 'acmeDirectories' | 'acmeCaBundle' | 'dnsServers' | 'edgeTarget'> & {
+  /** Unset or null where the keys are not at hand (`cdctl doctor` in a shell without them): that check warns. */
+  dataEncryptionKeys?: Config['dataEncryptionKeys'] | null;
+};
 
 export interface DoctorDeps {
   config: DoctorConfig;
@@ -26,7 +30,7 @@ export interface DoctorDeps {
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const now = deps.now ?? (() => new Date());
   const broker = brokerChecks(deps.amqpUrl ?? null, deps.amqpCa);
-  const checks = [...databaseChecks(deps.store, now), ...broker.checks, acmeCheck(deps.config), ...dnsChecks(deps.config)];
+  const checks = [...databaseChecks(deps.store, now), sealedValuesCheck(deps.store, deps.config.dataEncryptionKeys ?? null), ...broker.checks, acmeCheck(deps.config), ...dnsChecks(deps.config)];
   try {
     const results = await Promise.all(checks.map(runCheck));
     return { status: overallStatus(results), checks: results };

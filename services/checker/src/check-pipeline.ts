@@ -8,12 +8,12 @@
 // commit). A domain stays leased until its last step is written.
 import {
   errorMessage, CHECK_TYPES, encryptSecret, SEAL_PURPOSES, evaluateCertificate, evaluateOrigin, evaluateOwnership, challengeRecordName, GroupCommit, renewalDue, runTrigger,
-  type CheckOutcome, type CheckReason, type ConfirmationSettings, type LiveDomainStatus, type OriginObservation,
+  type CheckOutcome, type CheckReason, type ConfirmationSettings, type DataKeys, type LiveDomainStatus, type OriginObservation,
 } from '@cds/core';
 import { isDatabaseUnavailable, type CertificateRow, type CheckRunRecord, type DataStore, type LeasedDomain } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { ExpiryTracker } from '@cds/metrics';
-import { planCertificate } from './certificate-plan';
+import { planCertificate, reissueReason } from './certificate-plan';
 import { AcmeBudgetWait } from './certificates/acme-order-budget';
 import { IssuanceError, type CertificateIssuer } from './certificates/issuer';
 import { CheckLanes, LEASE_ROUNDS } from './check-lanes';
@@ -28,11 +28,13 @@ export interface PipelineOptions {
   store: DataStore;
   dns: DnsLookups;
   issuer: CertificateIssuer;
+  /** ACME_DIRECTORY_URL's directories: an `acme` certificate from another is issued again. */
+  acmeDirectories: readonly string[];
   origin: OriginProbeSettings;
   edgeTarget: string;
   /** EDGE_ADDRESSES: apex domains are routed by A and AAAA records to these (DECISIONS §12). */
   edgeAddresses: readonly string[];
-  encryptionKey: Buffer;
+  encryptionKey: DataKeys;
   schedule: Schedule;
   confirmation: ConfirmationSettings;
   now: () => Date;
@@ -178,9 +180,11 @@ export class CheckPipeline {
       const existing = item.leased.certificate?.domainId === domain.id ? item.leased.certificate : null;
       const previous = item.leased.checks.find((c) => c.type === 'certificate') ?? null;
       const planStart = performance.now();
+      // Asked for, or from an issuer or directory no longer configured: issued again whatever its lifetime.
+      const reissue = existing && reissueReason(existing, { issuer: opts.issuer.kind, directories: opts.acmeDirectories });
       // Only a certificate of this domain, with an issuer that knows renewal windows, waits for one.
-      const window = existing && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain, existing.directoryUrl ?? null).catch(() => null) : null;
-      const plan = planCertificate(ownership, routing, existing, existing !== null && renewalDue(existing, startedAt, window), startedAt, previous);
+      const window = existing && !reissue && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain, existing.directoryUrl ?? null).catch(() => null) : null;
+      const plan = planCertificate(ownership, routing, existing, existing !== null && (reissue !== null || renewalDue(existing, startedAt, window)), startedAt, previous);
       observeCheckDuration('certificate', planStart);
       const observed: Outcomes = { ownership, routing, certificate: plan.outcome, origin: evaluateOrigin(originSeen) };
       countChecks(plan.issue ? { ownership, routing, origin: observed.origin } : observed);
@@ -229,7 +233,9 @@ export class CheckPipeline {
       let renewalFailed: { reason: string; validUntil: Date } | null = null;
       try {
         // A renewal goes first to the directory that issued the certificate (DECISIONS §14).
-        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, item.existing?.pemChain ?? null, domain.applicationId, item.existing?.directoryUrl ?? null));
+        // A certificate of another issuer is replaced, not renewed: its CA is not this one.
+        const replaced = item.existing?.issuer === opts.issuer.kind ? item.existing : null;
+        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, replaced?.pemChain ?? null, domain.applicationId, replaced?.directoryUrl ?? null));
         if (acme) countAcmeOrder(null);
         issued = {
           hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,

@@ -61,9 +61,9 @@ const CHALLENGE_MAX_AGE_MS = 3600_000;
 function createIssuer(deps: CheckerDeps): CertificateIssuer {
   if (deps.issuer) return deps.issuer;
   const { config, store, now, logger } = deps;
-  if (config.certIssuer === 'internal') return new InternalCa(store, config.dataEncryptionKey, now);
+  if (config.certIssuer === 'internal') return new InternalCa(store, config.dataEncryptionKeys, now);
   const issuer = new FallbackAcmeIssuer({
-    store, encryptionKey: config.dataEncryptionKey, directories: config.acmeDirectories, email: config.acmeEmail,
+    store, encryptionKey: config.dataEncryptionKeys, directories: config.acmeDirectories, email: config.acmeEmail,
     caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}),
     orderBudget: { perHour: config.acmeOrdersPerHour, perApplicationPerHour: config.acmeOrdersPerApplicationPerHour },
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
@@ -103,14 +103,15 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     store,
     dns: createDnsLookups(config.dnsServers),
     issuer,
+    acmeDirectories: config.acmeDirectories.map((directory) => directory.url),
     origin: {
-      encryptionKey: config.dataEncryptionKey,
+      encryptionKey: config.dataEncryptionKeys,
       deploymentKey: { kid: config.assertionDeploymentKid, secret: requiredSetting(config, 'assertionDeploymentKey') },
       ca: trustedCasWithBundle(config.originCaBundle),
     },
     edgeTarget: config.edgeTarget,
     edgeAddresses: config.edgeAddresses,
-    encryptionKey: config.dataEncryptionKey,
+    encryptionKey: config.dataEncryptionKeys,
     schedule: { pending: config.checkSchedulePending, live: config.checkIntervalLive, confirm: config.checkScheduleConfirm, attention: config.checkScheduleAttention },
     confirmation: { confirmations: config.checkConfirmations, outageGraceMs: config.checkOutageGrace },
     now,

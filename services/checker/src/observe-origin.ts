@@ -1,11 +1,11 @@
 // The origin check's probe: GET <active origin url><health_path> with the
 // customer's hostname as Host and a fresh assertion (DECISIONS §2, §4).
-import { ASSERTION_HEADER, decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion, type OriginObservation } from '@cds/core';
+import { ASSERTION_HEADER, decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion, type DataKeys, type OriginObservation } from '@cds/core';
 import type { ApplicationRow, AssertionKeyRow, DataStore, DomainRow, OriginRow } from '@cds/data';
 import { ORIGIN_PROBE_TIMEOUT_MS, probeOrigin, probeTarget } from '@cds/outbound';
 
 export interface OriginProbeSettings {
-  encryptionKey: Buffer;
+  encryptionKey: DataKeys;
   deploymentKey: { kid: string; secret: string };
   /** Trusted CAs for https origins (undefined: node's defaults). */
   ca: readonly string[] | undefined;

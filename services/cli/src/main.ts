@@ -7,12 +7,14 @@ import { ConfigError } from '@cds/config';
 import { EXIT_CODES, RequestFailedError, UsageError } from './cli-errors';
 import { registerApp } from './commands/app';
 import { registerAssertionKey } from './commands/assertion-key';
+import { registerCertificate } from './commands/certificate';
 import { registerCredential } from './commands/credential';
 import { registerDoctor } from './commands/doctor';
 import { registerDomain } from './commands/domain';
 import { registerMigrate } from './commands/migrate';
 import { registerOperator } from './commands/operator';
 import { registerOrigin } from './commands/origin';
+import { registerRekey } from './commands/rekey';
 import { registerTraffic } from './commands/traffic';
 
 const EXAMPLES = `
@@ -23,6 +25,7 @@ Examples:
   cdctl credential issue shop
   cdctl origin add shop http://shop-origin.internal:8080 --health-path /healthz
   cdctl domain show shop.customer.example
+  cdctl certificate renew --all --issuer internal
 
 Exit status: 0 ok, 1 failed check or request, 2 usage.`;
 
@@ -36,6 +39,7 @@ function buildProgram(): Command {
   // Sub-commands created from here on inherit exitOverride and the output settings.
   registerMigrate(program);
   registerDoctor(program);
+  registerRekey(program);
   registerOperator(program);
   registerApp(program);
   registerCredential(program);
@@ -43,6 +47,7 @@ function buildProgram(): Command {
   registerAssertionKey(program);
   registerTraffic(program);
   registerDomain(program);
+  registerCertificate(program);
   return program;
 }
 

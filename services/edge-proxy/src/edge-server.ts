@@ -5,7 +5,7 @@
 // This file builds the caches, the change feed that keeps them current (on a
 // store of its own when given one), the budget of reads of names the caches
 // hold for nothing, and both listeners, and closes them.
-import { SecretBoxError } from '@cds/core';
+import { SecretBoxError, type DataKeys } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { Logger } from '@cds/logging';
 import type { Bus, Subscription } from '@cds/messaging';
@@ -58,7 +58,8 @@ export interface EdgeOptions {
   publicHttpsPort?: number | null;
   httpPort: number;
   bindAddress: string;
-  dataEncryptionKey: Buffer;
+  /** The keys that open sealed values (DATA_ENCRYPTION_KEYS; one key: DATA_ENCRYPTION_KEY). */
+  dataEncryptionKey: DataKeys;
   deploymentKey: { kid: string; secret: string };
   originTimeoutMs: number;
   originCa?: string | null;

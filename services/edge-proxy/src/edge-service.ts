@@ -50,7 +50,7 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
     publicHttpsPort: config.edgePublicHttpsPort,
     httpPort: config.edgeHttpPort,
     bindAddress: config.bindAddress,
-    dataEncryptionKey: config.dataEncryptionKey,
+    dataEncryptionKey: config.dataEncryptionKeys,
     deploymentKey: { kid: config.assertionDeploymentKid, secret: requiredSetting(config, 'assertionDeploymentKey') },
     originTimeoutMs: config.originTimeout,
     originCa: config.originCaBundle ? readFileSync(config.originCaBundle, 'utf8') : null,

@@ -13,7 +13,7 @@
 // cooling, and at most half the worker's slots for one application.
 import { randomUUID } from 'node:crypto';
 import {
-  errorMessage, decryptSecret, GroupCommit, SEAL_PURPOSES, applicationSlots, isCooling, NOT_COOLING, retryDelayAfter, WakeableLoop, type CoolingState, type DeliveryState,
+  errorMessage, decryptSecret, GroupCommit, SEAL_PURPOSES, applicationSlots, isCooling, NOT_COOLING, retryDelayAfter, WakeableLoop, type CoolingState, type DataKeys, type DeliveryState,
 } from '@cds/core';
 import type { DataStore, WebhookAttemptResult, WebhookDeliveryRow, WebhookSecretRow, WebhookSubscriptionRow } from '@cds/data';
 import type { Logger } from '@cds/logging';
@@ -30,7 +30,7 @@ const MAX_OUTCOME_BATCH = 200;
 export interface DeliveryWorkerOptions {
   store: DataStore;
   send: SendOptions;
-  encryptionKey: Buffer;
+  encryptionKey: DataKeys;
   retrySchedule: readonly number[];
   /** Attempts running at once; as many more are leased ahead, waiting for a slot. */
   concurrency: number;

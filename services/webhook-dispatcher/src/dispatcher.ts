@@ -49,7 +49,7 @@ export async function startDispatcher(deps: DispatcherDeps): Promise<Dispatcher>
   const worker = new DeliveryWorker({
     store,
     send: { client: deliveryClient(agent), policy, timeoutMs: config.webhookTimeout, now },
-    encryptionKey: config.dataEncryptionKey,
+    encryptionKey: config.dataEncryptionKeys,
     retrySchedule: config.webhookRetrySchedule,
     concurrency,
     maxInFlightPerSubscription: config.webhookMaxInFlightPerSubscription,

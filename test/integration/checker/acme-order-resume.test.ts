@@ -60,7 +60,7 @@ test('an issued certificate that was never stored is fetched again from the same
   // Its checker dies here: certificateStored is never called. The order is saved, its key sealed for this hostname and order.
   const saved = await savedOrder(domain.hostname);
   expect(saved?.orderUrl).toMatch(/^https:\/\//);
-  expect(saved?.keySealed).toMatch(/^v2\./);
+  expect(saved?.keySealed).toMatch(/^v3\./);
   const label = { purpose: 'acme-order-key', id: orderKeyId(domain.hostname, saved?.orderUrl as string) } as const;
   expect(decryptSecret(saved?.keySealed as string, stack.api.config.dataEncryptionKey, label)).toBe(first.keyPem);
 

@@ -313,6 +313,9 @@ describe('cdctl settings, usage and failures', () => {
       ['nonsense'],
       ['traffic', 'x', '--days', 'many'],
       ['domain', 'show'],
+      ['certificate', 'renew'],
+      ['certificate', 'renew', 'shop.example.com', '--all'],
+      ['certificate', 'renew', '--issuer', 'acme'],
       ['app', 'create', 'x', '--name', 'X', '--limit', 'oops'],
       ['doctor', '--mode', 'sideways'],
       [],
@@ -343,9 +346,9 @@ describe('cdctl settings, usage and failures', () => {
 
   it('has --help on every command (exit 0)', async () => {
     for (const path of [
-      [], ['migrate'], ['doctor'], ['operator'], ['operator', 'reset-token'], ['app'], ['app', 'create'], ['app', 'delete'],
+      [], ['migrate'], ['doctor'], ['rekey'], ['operator'], ['operator', 'reset-token'], ['app'], ['app', 'create'], ['app', 'delete'],
       ['credential'], ['credential', 'rotate'], ['origin'], ['origin', 'add'], ['assertion-key'], ['assertion-key', 'revoke'], ['traffic'],
-      ['domain'], ['domain', 'show'],
+      ['domain'], ['domain', 'show'], ['certificate'], ['certificate', 'renew'],
     ]) {
       const run = await cdctl([...path, '--help']);
       expectExit(run, 0);

@@ -1,10 +1,11 @@
 // The doctor against real databases (TEST_DATABASE), a real RabbitMQ (own
 // vhost), a local DNS server and local ACME directories.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import amqp from 'amqplib';
-import { ROUTING_KEYS } from '@cds/core';
+import { encryptSecret, ROUTING_KEYS } from '@cds/core';
 import { createDataStore, type DataStore } from '@cds/data';
 import { runDoctor, type DoctorConfig, type DoctorReport, type CheckResult } from '@cds/diagnostics';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
@@ -14,8 +15,9 @@ import { createThrowawayCa, type ThrowawayCa } from '../../support/throwaway-ca'
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 
 const EDGE_TARGET = 'edge.example.net';
+const DATA_KEY = randomBytes(32);
 const CHECK_ORDER = [
-  'database', 'migrations', 'clock_skew', 'outbox_backlog', 'certificate_expiry', 'webhook_backlog',
+  'database', 'migrations', 'clock_skew', 'outbox_backlog', 'certificate_expiry', 'webhook_backlog', 'sealed_values',
   'broker', 'queue:checker', 'queue:webhook-dispatcher', 'acme_directory', 'dns_resolvers', 'edge_target',
 ];
 const DIRECTORY = { newNonce: 'x/new-nonce', newAccount: 'x/new-account', newOrder: 'x/new-order', revokeCert: 'x/revoke', keyChange: 'x/key-change' };
@@ -42,7 +44,7 @@ async function listenOn(server: http.Server | https.Server): Promise<number> {
 function config(overrides: Partial<Omit<DoctorConfig, 'acmeDirectories'>> & { acmeDirectoryUrl?: string | string[] } = {}): DoctorConfig {
   const { acmeDirectoryUrl = `${acmeUrl}/directory`, ...rest } = overrides;
   const acmeDirectories = [acmeDirectoryUrl].flat().map((url) => ({ url, eab: null, caaIdentities: null }));
-  return { certIssuer: 'acme', acmeDirectories, acmeCaBundle: null, dnsServers: [dns.server], edgeTarget: EDGE_TARGET, ...rest };
+  return { certIssuer: 'acme', acmeDirectories, acmeCaBundle: null, dnsServers: [dns.server], edgeTarget: EDGE_TARGET, dataEncryptionKeys: [DATA_KEY], ...rest };
 }
 
 function check(report: DoctorReport, name: string): CheckResult {
@@ -97,6 +99,24 @@ describe('runDoctor', () => {
         : expect.objectContaining({ status: certificates === 0 ? 'ok' : 'warn' }),
     );
     expect(check(report, 'webhook_backlog').status).toBe('ok');
+    expect(check(report, 'sealed_values').status).toBe('ok');
+  });
+
+  it('sealed values: ok when a configured key opens them, fail naming the kind when none does, warn without keys', async () => {
+    const key = 'doctor_probe_sealed';
+    await store.run((r) => r.settings.set(key, encryptSecret('a private key', DATA_KEY, { purpose: 'setting', id: key })));
+    try {
+      const other = randomBytes(32);
+      let report = await runDoctor({ config: config({ dataEncryptionKeys: [other, DATA_KEY] }), store });
+      expect(check(report, 'sealed_values')).toMatchObject({ status: 'ok', message: expect.stringMatching(/open all \d+ sampled values; 1 sealed with an older key/) });
+      report = await runDoctor({ config: config({ dataEncryptionKeys: [other] }), store });
+      expect(check(report, 'sealed_values')).toMatchObject({ status: 'fail', message: expect.stringContaining('no configured data encryption key opens settings (1 of 1 sampled)') });
+      expect(report.status).toBe('failing');
+      report = await runDoctor({ config: config({ dataEncryptionKeys: null }), store });
+      expect(check(report, 'sealed_values')).toMatchObject({ status: 'warn', message: expect.stringContaining('not set here') });
+    } finally {
+      await store.run((r) => r.settings.delete(key));
+    }
   });
 
   it('queues: warn without consumers or past 1000 waiting, ok otherwise', async () => {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLI_URL_VARIABLE, configSchemaDoc } from '@cds/config';
-import { CHART, kustomize, ofKind, renderChart, type K8sObject } from '../../support/k8s-tools';
+import { CHART, kustomize, ofKind, renderChart, renderFailure, writeValues, type K8sObject } from '../../support/k8s-tools';
 
 const ACCEPTED = configSchemaDoc().map((v) => v.name).sort();
 
@@ -23,10 +23,10 @@ const patternName = (pattern: string) => pattern.replace(/^\^/, '').replace(/\[1
  * fair-use notice mail). Each Deployment gets these and no other secret.
  */
 const SECRETS_READ: Record<string, readonly string[]> = {
-  api: ['DATABASE_URL', 'AMQP_URL', 'OPERATOR_TOKEN', 'DATA_ENCRYPTION_KEY'],
-  checker: ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY'],
-  'webhook-dispatcher': ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY'],
-  'edge-proxy': ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'ASSERTION_DEPLOYMENT_KEY', 'SMTP_URL'],
+  api: ['DATABASE_URL', 'AMQP_URL', 'OPERATOR_TOKEN', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS'],
+  checker: ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS', 'ASSERTION_DEPLOYMENT_KEY'],
+  'webhook-dispatcher': ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS'],
+  'edge-proxy': ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS', 'ASSERTION_DEPLOYMENT_KEY', 'SMTP_URL'],
 };
 /** Numbered secrets a service reads when their directory is configured: the checker's External Account Binding keys. */
 const NUMBERED_SECRETS_READ: Record<string, readonly string[]> = { checker: ['ACME_EAB_HMAC_KEY_<n>'] };
@@ -106,7 +106,22 @@ describe('chart environment', () => {
 
   it('the Secret the chart writes still holds every key (the migration Job and the services pick theirs from it)', () => {
     const [secret] = ofKind(renderChart(['ci/all-variables-values.yaml']).map((r) => r.object), 'Secret');
-    expect(Object.keys(secret?.data ?? {}).map(docName).sort()).toEqual([...new Set([...Object.values(SECRETS_READ), ...Object.values(NUMBERED_SECRETS_READ)].flat())].sort());
+    // Of DATA_ENCRYPTION_KEY and DATA_ENCRYPTION_KEYS, only the one given: the chart refuses both.
+    const given = [...new Set([...Object.values(SECRETS_READ), ...Object.values(NUMBERED_SECRETS_READ)].flat())].filter((name) => name !== 'DATA_ENCRYPTION_KEYS');
+    expect(Object.keys(secret?.data ?? {}).map(docName).sort()).toEqual(given.sort());
+  });
+
+  it('takes DATA_ENCRYPTION_KEYS instead of DATA_ENCRYPTION_KEY, never both, and one of them is required', () => {
+    const minimal = readFileSync(path.join(CHART, 'ci/minimal-values.yaml'), 'utf8');
+    const keys = 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=,HyAhIiMkJSYnKCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4=';
+    const rotating = writeValues(minimal.replace(/DATA_ENCRYPTION_KEY: .*/, `DATA_ENCRYPTION_KEYS: "${keys}"`));
+    const [secret] = ofKind(renderChart([rotating]).map((r) => r.object), 'Secret');
+    expect(Buffer.from(secret?.data?.DATA_ENCRYPTION_KEYS ?? '', 'base64').toString()).toBe(keys);
+    expect(secret?.data?.DATA_ENCRYPTION_KEY).toBeUndefined();
+    expect(renderFailure([path.join(CHART, 'ci/minimal-values.yaml'), writeValues(`secrets:\n  DATA_ENCRYPTION_KEYS: "${keys}"\n`)])).toContain(
+      'set secrets.DATA_ENCRYPTION_KEY or secrets.DATA_ENCRYPTION_KEYS, not both',
+    );
+    expect(renderFailure([writeValues(minimal.replace(/DATA_ENCRYPTION_KEY: .*/, ''))])).toContain('secrets.DATA_ENCRYPTION_KEY is required (or secrets.DATA_ENCRYPTION_KEYS');
   });
 
   it('migration Job gets only accepted variables', () => {

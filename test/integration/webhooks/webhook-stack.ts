@@ -11,6 +11,7 @@ import { startTestApi, type TestApi } from '../../support/api-harness';
 import { sampleDomainResource } from '../../support/domain-resource';
 import { eventually } from '../../support/eventually';
 import { createTestCa, startReceiver, type TestCa, type WebhookReceiver } from '../../support/webhook-receiver';
+import type { DeliveryResource } from '../../../services/api/src/webhooks/webhook.mapper';
 
 /** A subscription as POST /v1/webhooks answers it (the secret shown once). */
 export interface Subscription {
@@ -19,21 +20,7 @@ export interface Subscription {
 }
 
 /** A delivery as GET /v1/webhooks/{id}/deliveries lists it. */
-export interface ListedDelivery {
-  id: string;
-  subscription_id: string;
-  event_id: string;
-  event_type: string;
-  state: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-  replay_of: string | null;
-}
+export type ListedDelivery = DeliveryResource;
 
 export interface WebhookStack {
   api: TestApi;

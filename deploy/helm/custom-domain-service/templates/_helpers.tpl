@@ -58,26 +58,30 @@ components:
   - name: api
     valuesKey: api
     main: services/api/dist/main.js
-    secrets: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, DATA_ENCRYPTION_KEY]
+    secrets: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS]
   - name: checker
     valuesKey: checker
     main: services/checker/dist/main.js
-    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, ASSERTION_DEPLOYMENT_KEY]
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, ASSERTION_DEPLOYMENT_KEY]
   - name: webhook-dispatcher
     valuesKey: webhookDispatcher
     main: services/webhook-dispatcher/dist/main.js
-    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY]
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS]
   - name: edge-proxy
     valuesKey: edgeProxy
     main: services/edge-proxy/dist/main.js
     nodeArgs: ["--max-semi-space-size=64"]
-    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, ASSERTION_DEPLOYMENT_KEY, SMTP_URL]
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, ASSERTION_DEPLOYMENT_KEY, SMTP_URL]
 {{- end -}}
 
-{{/* Secret-held variables: the required ones, then the optional ones. */}}
+{{/*
+Secret-held variables: the required ones, then the optional ones. Exactly one
+of DATA_ENCRYPTION_KEY and DATA_ENCRYPTION_KEYS (a rotation's list) is set:
+templates/secret.yaml checks it, the services refuse both at start.
+*/}}
 {{- define "cds.secretKeys" -}}
-required: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, DATA_ENCRYPTION_KEY, ASSERTION_DEPLOYMENT_KEY]
-optional: [SMTP_URL]
+required: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, ASSERTION_DEPLOYMENT_KEY]
+optional: [DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, SMTP_URL]
 {{- end -}}
 
 {{/*

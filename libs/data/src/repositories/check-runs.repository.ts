@@ -51,6 +51,7 @@ function certificateFromDb(raw: RawRow): CertificateRow | null {
     hostname: String(raw.c_hostname), domainId: String(raw.c_domain_id), issuer: raw.c_issuer as CertificateRow['issuer'], pemChain: String(raw.c_pem_chain),
     keySealed: String(raw.c_key_sealed), notBefore: timestampFromDb(raw.c_not_before), notAfter: timestampFromDb(raw.c_not_after), createdAt: timestampFromDb(raw.c_created_at),
     ...(raw.c_directory_url === null || raw.c_directory_url === undefined ? {} : { directoryUrl: String(raw.c_directory_url) }),
+    ...(raw.c_renew_requested_at === null || raw.c_renew_requested_at === undefined ? {} : { renewRequestedAt: timestampFromDb(raw.c_renew_requested_at) }),
   };
 }
 
@@ -66,7 +67,7 @@ const leaseWithContext = (update: string) => `
        FROM domain_checks dc WHERE dc.domain_id = leased.id) AS checks,
     EXISTS (SELECT 1 FROM origins o WHERE o.application_id = leased.application_id AND o.status = 'active') AS active_origin,
     c.hostname AS c_hostname, c.domain_id AS c_domain_id, c.issuer AS c_issuer, c.pem_chain AS c_pem_chain, c.key_sealed AS c_key_sealed,
-    c.not_before AS c_not_before, c.not_after AS c_not_after, c.created_at AS c_created_at, c.directory_url AS c_directory_url
+    c.not_before AS c_not_before, c.not_after AS c_not_after, c.created_at AS c_created_at, c.directory_url AS c_directory_url, c.renew_requested_at AS c_renew_requested_at
   FROM leased LEFT JOIN certificates c ON c.hostname = leased.hostname`;
 
 /**
@@ -96,7 +97,7 @@ const RUN_UPSERT = `ON CONFLICT (domain_id, slot) DO UPDATE SET started_at = exc
 
 const CERTIFICATE_UPSERT = `ON CONFLICT (hostname) DO UPDATE SET domain_id = excluded.domain_id, issuer = excluded.issuer, pem_chain = excluded.pem_chain,
   key_sealed = excluded.key_sealed, not_before = excluded.not_before, not_after = excluded.not_after, created_at = excluded.created_at,
-  directory_url = excluded.directory_url`;
+  directory_url = excluded.directory_url, renew_requested_at = NULL`;
 
 /**
  * PostgreSQL: CheckRunsRepository.record in one statement. The domains' and
@@ -234,7 +235,7 @@ export class TypeOrmCheckRunsRepository implements CheckRunsRepository {
     const certificates = await queryRows<RawRow>(
       this.manager,
       `SELECT hostname AS c_hostname, domain_id AS c_domain_id, issuer AS c_issuer, pem_chain AS c_pem_chain, key_sealed AS c_key_sealed,
-         not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at, directory_url AS c_directory_url
+         not_before AS c_not_before, not_after AS c_not_after, created_at AS c_created_at, directory_url AS c_directory_url, renew_requested_at AS c_renew_requested_at
        FROM certificates WHERE hostname IN (:...hostnames)`,
       { hostnames: domains.map((d) => d.hostname) },
     );

@@ -14,7 +14,7 @@ const OLDEST_FIRST = { createdAt: 'ASC', id: 'ASC' } as const;
 /**
  * From this offset on, a page of live domains is found in the index first.
  * Before it, reading the skipped rows costs less than the page's 50 lookups
- * by primary key (EXPLAIN in docs/benchmarks.md, bench-scale).
+ * by primary key (EXPLAIN in docs/benchmarks-history.md, bench-scale).
  */
 const DEEP_PAGE_OFFSET = 100;
 /** `insert` admits whatever the count (the column is a 32-bit integer). */

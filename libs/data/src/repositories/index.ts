@@ -8,6 +8,7 @@ import { TypeOrmDomainsRepository } from './domains.repository';
 import { TypeOrmIdempotencyRepository } from './idempotency.repository';
 import { TypeOrmOutboxRepository } from './outbox.repository';
 import { TypeOrmRateCountersRepository } from './rate-counters.repository';
+import { TypeOrmSealedValuesRepository } from './sealed-values.repository';
 import { TypeOrmSettingsRepository } from './settings.repository';
 import { TypeOrmOriginsRepository } from './origins.repository';
 import { TypeOrmAssertionKeysRepository } from './assertion-keys.repository';
@@ -47,5 +48,6 @@ export function createRepositories(manager: EntityManager, kind: DatabaseKind): 
     housekeeping: new TypeOrmHousekeepingRepository(manager, kind),
     edgeReads: new TypeOrmEdgeReadsRepository(manager, kind),
     domainLookup: new TypeOrmDomainLookupRepository(manager),
+    sealedValues: new TypeOrmSealedValuesRepository(manager, kind),
   };
 }

@@ -11,7 +11,7 @@ import { Resolver } from 'node:dns/promises';
 import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
 import { LRUCache } from 'lru-cache';
-import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, failureCountsAgainstHostname, SEAL_PURPOSES, type AcmeBudgetLimits } from '@cds/core';
+import { ACME_ORDER_KINDS, errorMessage, decryptSecret, encryptSecret, failureCountsAgainstHostname, SEAL_PURPOSES, type AcmeBudgetLimits, type DataKeys } from '@cds/core';
 import type { ExternalAccountBinding } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
@@ -38,7 +38,8 @@ export const ACME_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface AcmeIssuerOptions {
   store: DataStore;
-  encryptionKey: Buffer;
+  /** The sealing key first, then any others that open (DATA_ENCRYPTION_KEYS). */
+  encryptionKey: DataKeys;
   directoryUrl: string;
   email: string | null;
   /** PEM file of extra CAs trusted for the directory (ACME_CA_BUNDLE). */

@@ -3,7 +3,7 @@
 // sealed with DATA_ENCRYPTION_KEY in the settings table.
 import { randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { decryptSecret, encryptSecret, SEAL_PURPOSES } from '@cds/core';
+import { decryptSecret, encryptSecret, SEAL_PURPOSES, type DataKeys } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import type { CertificateIssuer, IssuedCertificate } from './issuer';
 import { LeafSigner } from './leaf-certificate';
@@ -58,7 +58,7 @@ export class InternalCa implements CertificateIssuer {
 
   constructor(
     private readonly store: DataStore,
-    private readonly encryptionKey: Buffer,
+    private readonly encryptionKey: DataKeys,
     private readonly now: () => Date = () => new Date(),
     /** The lifetime of a leaf (90 days; tests of renewal give a short one). */
     private readonly leafValidityMs = LEAF_VALIDITY_MS,

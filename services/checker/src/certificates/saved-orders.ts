@@ -7,7 +7,7 @@
 // hostname's row, or the row pointed at another order, does not open. An
 // order is carried on only at the directory that accepted it (DECISIONS §14).
 import { createHash } from 'node:crypto';
-import { decryptSecret, encryptSecret, errorMessage, orderKeyId, SEAL_PURPOSES, type SealLabel } from '@cds/core';
+import { decryptSecret, encryptSecret, errorMessage, orderKeyId, SEAL_PURPOSES, type DataKeys, type SealLabel } from '@cds/core';
 import type { AcmeOrderRow, DataStore } from '@cds/data';
 
 /** A saved order older than this is not carried on (the CA lets orders expire after days; a try comes within minutes). */
@@ -43,7 +43,7 @@ const sealedAs = (hostname: string, orderUrl: string): SealLabel => ({ purpose: 
 export class SavedOrders {
   constructor(
     private readonly store: DataStore,
-    private readonly encryptionKey: Buffer,
+    private readonly encryptionKey: DataKeys,
     /** Told when a saved order is dropped instead of carried on, and why. */
     private readonly onDiscarded?: (hostname: string, reason: string) => void,
   ) {}

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { errorMessage } from '@cds/core';
-import { brokerConnection, cliDefaultMode, databaseConnection, loadConfigSubset, MODES, type Mode } from '@cds/config';
+import { brokerConnection, cliDefaultMode, databaseConnection, loadConfigSubset, loadDataEncryptionKeysIfSet, MODES, type Mode } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import type { DoctorReport } from '@cds/diagnostics';
 import { EXIT_CODES } from '../cli-errors';
@@ -12,7 +12,7 @@ const DOCTOR_SETTINGS = ['databaseUrl', 'databaseCaBundle', 'amqpUrl', 'amqpCaBu
 async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: boolean }> {
   // Loaded here, not at start-up: the API shortcuts never need the broker and database libraries.
   const { CHECK_NAMES, DOCTOR_STATUSES, FINDING_STATUSES, runDoctor } = await import('@cds/diagnostics');
-  const config = loadConfigSubset(DOCTOR_SETTINGS, { mode });
+  const config = { ...loadConfigSubset(DOCTOR_SETTINGS, { mode }), dataEncryptionKeys: loadDataEncryptionKeysIfSet(mode) };
   const started = performance.now();
   let store: DataStore;
   try {
@@ -34,12 +34,12 @@ async function diagnose(mode: Mode): Promise<{ report: DoctorReport; failing: bo
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('check the database, migrations, broker and queues, outbox, ACME directory, DNS, certificates and clocks')
+    .description('check the database, migrations, sealed values, broker and queues, outbox, ACME directory, DNS, certificates and clocks')
     .option('--json', 'print the report as JSON (the body of GET /operator/v1/doctor)')
     .addOption(
       new Option('--mode <mode>', 'whose defaults apply to unset variables (default: split when AMQP_URL is set, else all-in-one)').choices(MODES),
     )
-    .addHelpText('after', '\nReads the service variables (DATABASE_URL, DATABASE_CA_BUNDLE, AMQP_URL, AMQP_CA_BUNDLE,\nCERT_ISSUER, ACME_DIRECTORY_URL, ACME_CA_BUNDLE, DNS_SERVERS, EDGE_TARGET) like the services do. Exit status: 0 ok or degraded, 1 failing, 2 usage.')
+    .addHelpText('after', '\nReads the service variables (DATABASE_URL, DATABASE_CA_BUNDLE, AMQP_URL, AMQP_CA_BUNDLE,\nCERT_ISSUER, ACME_DIRECTORY_URL, ACME_CA_BUNDLE, DNS_SERVERS, EDGE_TARGET,\nDATA_ENCRYPTION_KEYS or DATA_ENCRYPTION_KEY) like the services do. Exit status: 0 ok or degraded, 1 failing, 2 usage.')
     .action(async (options: { json?: boolean; mode?: Mode }) => {
       const { report, failing } = await diagnose(options.mode ?? cliDefaultMode());
       show(options.json === true, report, () => {

@@ -6,7 +6,7 @@
 // only used while its key is still the one that signs, so a revoked key stops
 // being used on every edge within 2 s.
 import { LRUCache } from 'lru-cache';
-import { decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion } from '@cds/core';
+import { decryptSecret, SEAL_PURPOSES, selectSigningKey, signAssertion, type DataKeys } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from '../caches/refreshing-cache';
 import type { DomainRoute } from '../caches/route-table';
@@ -28,7 +28,7 @@ export const TOKEN_REUSE_MS = 50_000;
 
 export interface AssertionSignerOptions {
   store: DataStore;
-  dataEncryptionKey: Buffer;
+  dataEncryptionKey: DataKeys;
   deploymentKey: SigningKey;
   now?: () => number;
   /** The change feed's last read (see RefreshingCache). */

@@ -4,7 +4,7 @@
 // it expires). A name without a usable certificate gets no context: the
 // handshake is refused, and no default certificate is ever shown.
 import tls from 'node:tls';
-import { decryptSecret, SEAL_PURPOSES, SecretBoxError } from '@cds/core';
+import { decryptSecret, SEAL_PURPOSES, SecretBoxError, type DataKeys } from '@cds/core';
 import type { DataStore } from '@cds/data';
 import { RefreshingCache } from './refreshing-cache';
 
@@ -15,7 +15,7 @@ const NONE: CertificateEntry = Object.freeze({ context: null });
 
 export interface CertificateStoreOptions {
   store: DataStore;
-  dataEncryptionKey: Buffer;
+  dataEncryptionKey: DataKeys;
   softTtlMs?: number;
   hardTtlMs?: number;
   max?: number;
