@@ -56,6 +56,9 @@ test('beyond the hour\'s budget the marked certificates wait, serving, for the n
   // The next hour has room: the one waiting is issued again too, and its mark cleared.
   clock.startWindow(3600);
   await eventually('both certificates are issued again', async () => (await changed()).length === 2, { timeoutMs: 60_000, explain: () => stack.checkerLog.slice(-10).join('\n') });
-  expect(stack.proxy.orders()).toHaveLength(4);
+  // Every order of the new hour is for the certificate that waited (one, unless an order failed and was placed again).
+  const laterOrders = stack.proxy.orders().slice(3);
+  expect(laterOrders.length).toBeGreaterThanOrEqual(1);
+  expect(laterOrders.every((order) => order.identifiers.every((id) => id.value === waiting[0]?.hostname))).toBe(true);
   expect((await Promise.all(domains.map((d) => certificateOf(d.hostname)))).filter((row) => row.renewRequestedAt)).toHaveLength(0);
 });
