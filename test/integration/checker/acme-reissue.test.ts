@@ -5,7 +5,6 @@
 // the internal CA, or of an ACME directory no longer configured, is replaced
 // from Pebble by itself when CERT_ISSUER is acme. The endpoint's refusals
 // follow the contract.
-import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { InternalCa } from '@cds/checker';
@@ -13,12 +12,12 @@ import { encryptSecret, SEAL_PURPOSES } from '@cds/core';
 import type { CertificateRow } from '@cds/data';
 import { expectError, expectValidationError } from '../../support/api-harness';
 import { eventually } from '../../support/eventually';
+import { runCdctl } from '../../support/cdctl-process';
 import { waitForBuild } from '../../support/service-process';
 import { orderNames } from './acme-proxy';
 import { startAcmeStack, type AcmeStack } from './acme-stack';
 import { publishRecords, registerDomain, waitForDomain, type DomainView } from './checker-stack';
 
-const CDCTL = join(__dirname, '../../../services/cli/bin/cdctl.js');
 const MAIN = join(__dirname, '../../../services/cli/dist/main.js');
 const RETIRED_DIRECTORY = 'https://acme-staging.retired.test/directory';
 
@@ -56,19 +55,7 @@ async function replaced(hostname: string, before: CertificateRow): Promise<Certi
   return now;
 }
 
-function cdctl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CDCTL, ...args, '--url', stack.api.url, '--token', stack.api.operatorToken], {
-      env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cdctl = (args: string[]) => runCdctl([...args, '--url', stack.api.url, '--token', stack.api.operatorToken]);
 
 test('cdctl certificate renew <hostname>: a new certificate from Pebble, the domain stays ready, the mark is cleared', async () => {
   const domain = await readyDomain('renew');

@@ -1,7 +1,6 @@
 // cdctl as a user runs it: the built CLI in a child process, against an
 // in-process API (--url/--token) and its database (DATABASE_URL), on
 // TEST_DATABASE. Exit codes: 0 ok, 1 failed request or check, 2 usage.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,17 +10,13 @@ import { randomBytes } from 'node:crypto';
 import { randomSlug, startTestApi, type TestApi } from '../../support/api-harness';
 import { insertCheckRuns } from '../../support/check-run-rows';
 import { startDnsResponder, type DnsResponder } from '../../support/dns-responder';
+import { runCdctl, type CdctlRun } from '../../support/cdctl-process';
 import { waitForBuild } from '../../support/service-process';
 import { createTestDatabase } from '../../support/test-database';
 
-const CDCTL = join(__dirname, '../../../services/cli/bin/cdctl.js');
 const MAIN = join(__dirname, '../../../services/cli/dist/main.js');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CdctlRun;
 
 let api: TestApi;
 let dns: DnsResponder;
@@ -30,17 +25,7 @@ let origin: http.Server;
 let originUrl: string;
 
 /** Runs cdctl in an empty directory with only the environment given (and PATH). */
-function cdctl(args: string[], env: Record<string, string> = {}, dir = cwd): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CDCTL, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cdctl = (args: string[], env: Record<string, string> = {}, dir = cwd): Promise<Run> => runCdctl(args, env, dir);
 
 const auth = () => ['--url', api.url, '--token', api.operatorToken];
 

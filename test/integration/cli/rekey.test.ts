@@ -4,7 +4,6 @@
 // oldest format), the services given DATA_ENCRYPTION_KEYS=B,A, then the built
 // `cdctl rekey` in a child process; afterwards B alone opens everything and an
 // edge holding only B serves the domain. On TEST_DATABASE.
-import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes, randomUUID } from 'node:crypto';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -15,31 +14,17 @@ import { startEdge, type Edge } from '@cds/edge-proxy';
 import { silentLogger } from '@cds/logging';
 import { InProcessBus } from '@cds/messaging';
 import { eventually } from '../../support/eventually';
+import { runCdctl, type CdctlRun } from '../../support/cdctl-process';
 import { waitForBuild } from '../../support/service-process';
 import { DATA_KEY as KEY_A, DEPLOYMENT_KEY, startEdgeFixture, type EdgeFixture } from '../edge/edge-fixture';
 
-const CDCTL = join(__dirname, '../../../services/cli/bin/cdctl.js');
 const MAIN = join(__dirname, '../../../services/cli/dist/main.js');
 const KEY_B = randomBytes(32);
 const KEYS_B_A = `${KEY_B.toString('base64')},${KEY_A.toString('base64')}`;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CdctlRun;
 
-function cdctl(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CDCTL, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cdctl = (args: string[], env: Record<string, string>): Promise<Run> => runCdctl(args, env);
 
 function expectExit(run: Run, code: number): void {
   if (run.code !== code) throw new Error(`expected exit ${code}, got ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
