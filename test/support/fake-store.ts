@@ -379,6 +379,7 @@ export function fakeStore(seed: Partial<FakeTables> = {}): FakeStore {
     },
     migrate: async () => [],
     pendingMigrations: async () => [],
+    pendingIndexes: async () => [],
     revertLastMigration: async () => null,
     ping: async () => undefined,
     close: async () => undefined,

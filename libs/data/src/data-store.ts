@@ -6,7 +6,9 @@ import { DataSource, MigrationExecutor, type DataSourceOptions, type EntityManag
 import type { DataStore, Repositories } from './data-store.types';
 import { postgresConnection, type DatabaseKind, type DatabaseTarget } from './database-url';
 import { entitySchemas } from './entities';
+import { buildConcurrentIndexes, pendingConcurrentIndexes, takeAdvisoryXactLock } from './concurrent-index-build';
 import { MIGRATIONS } from './migrations';
+import { declaresConcurrentIndexes, type ConcurrentIndex } from './migrations/concurrent-index';
 import { Mutex } from './mutex';
 import { createRepositories } from './repositories';
 import { SLOW_QUERY_MS, typeOrmLogger } from './typeorm-logger';
@@ -120,7 +122,16 @@ class TypeOrmDataStore implements DataStore {
         for (const migration of applied) this.logger?.info('database migration applied', { migration: migration.name });
         return applied.map((migration) => migration.name);
       }),
-    );
+    ).then(async (applied) => {
+      if (this.kind === 'postgres') await buildConcurrentIndexes(this.dataSource, await this.declaredIndexes(), MIGRATION_LOCK_KEY, this.logger);
+      return applied;
+    });
+  }
+
+  /** The indexes declared by the migrations applied to this database, to be built concurrently. */
+  private async declaredIndexes(): Promise<ConcurrentIndex[]> {
+    const executed = new Set((await new MigrationExecutor(this.dataSource).getExecutedMigrations()).map((migration) => migration.name));
+    return this.dataSource.migrations.filter((migration) => migration.name && executed.has(migration.name)).flatMap((migration) => (declaresConcurrentIndexes(migration) ? migration.concurrentIndexes : []));
   }
 
   pendingMigrations(): Promise<string[]> {
@@ -128,6 +139,11 @@ class TypeOrmDataStore implements DataStore {
       const pending = await new MigrationExecutor(this.dataSource).getPendingMigrations();
       return pending.map((migration) => migration.name);
     });
+  }
+
+  async pendingIndexes(): Promise<string[]> {
+    if (this.kind !== 'postgres') return [];
+    return pendingConcurrentIndexes(this.dataSource, await this.declaredIndexes());
   }
 
   revertLastMigration(): Promise<string | null> {
@@ -178,29 +194,30 @@ class TypeOrmDataStore implements DataStore {
    * time and the second finds nothing left to do. A transaction keeps one
    * server connection even behind PgBouncer in transaction mode, where a
    * session lock would be taken on one server connection, released on another
-   * and leak. A failed migration rolls back every migration of the run.
+   * and leak. A failed migration rolls back every migration of the run. The
+   * lock is polled, never waited for inside a statement (see
+   * concurrent-index-build.ts, whose builds run after this transaction).
    * SQLite is already serialized by the mutex; each migration has its own transaction.
    */
   private async withMigrationLock<T>(work: (queryRunner: QueryRunner) => Promise<T>): Promise<T> {
-    const queryRunner = this.dataSource.createQueryRunner();
     if (this.kind !== 'postgres') {
+      const queryRunner = this.dataSource.createQueryRunner();
       try {
         return await work(queryRunner);
       } finally {
         await queryRunner.release();
       }
     }
+    const locked = await takeAdvisoryXactLock(this.dataSource, MIGRATION_LOCK_KEY);
     try {
-      await queryRunner.startTransaction();
-      await queryRunner.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
-      const result = await work(queryRunner);
-      await queryRunner.commitTransaction();
+      const result = await work(locked);
+      await locked.commitTransaction();
       return result;
     } catch (err) {
-      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      if (locked.isTransactionActive) await locked.rollbackTransaction().catch(() => undefined);
       throw err;
     } finally {
-      await queryRunner.release();
+      await locked.release();
     }
   }
 }

@@ -58,6 +58,8 @@ export interface DataStore {
   run<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>; // names of migrations applied
   pendingMigrations(): Promise<string[]>;
+  /** PostgreSQL: indexes of applied migrations still to be built concurrently (missing, or invalid after a failed build); SQLite: none. */
+  pendingIndexes(): Promise<string[]>;
   /** Runs the `down` of the newest applied migration; its name, or null when none is applied. */
   revertLastMigration(): Promise<string | null>;
   ping(): Promise<void>;

@@ -31,3 +31,5 @@ export { pendingDelivery, type PendingDeliveryFields } from './pending-delivery'
 export { windowOf } from './repositories/rate-counters.repository';
 export { isDatabaseUnavailable } from './database-unavailable';
 export { RECENT_RUNS_KEPT } from './migrations/1760000001000-check-confirmation';
+export { declaredConcurrentIndexes } from './migrations';
+export type { ConcurrentIndex } from './migrations/concurrent-index';

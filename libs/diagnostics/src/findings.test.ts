@@ -14,6 +14,8 @@ describe('findings', () => {
   it('migrations: fail while any is pending, naming them', () => {
     expect(migrationsFinding([]).status).toBe('ok');
     expect(migrationsFinding(['AddOrigins1760000000001'])).toEqual({ status: 'fail', message: expect.stringContaining('AddOrigins1760000000001') });
+    expect(migrationsFinding([], ['ix_domains_application_live'])).toEqual({ status: 'warn', message: expect.stringContaining('ix_domains_application_live') });
+    expect(migrationsFinding(['AddOrigins1760000000001'], ['ix_domains_application_live']).status).toBe('fail');
   });
 
   it('outbox: warn past 60 s, fail past 10 min', () => {

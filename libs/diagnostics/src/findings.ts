@@ -14,9 +14,13 @@ export const THRESHOLDS = {
   clockSkewFailMs: 30_000,
 } as const;
 
-export function migrationsFinding(pending: readonly string[]): Finding {
-  if (pending.length === 0) return { status: S.ok, message: 'the schema is current' };
-  return { status: S.fail, message: `${pending.length} pending migration(s): ${pending.join(', ')}; run \`cdctl migrate\`` };
+export function migrationsFinding(pending: readonly string[], pendingIndexes: readonly string[] = []): Finding {
+  if (pending.length > 0) return { status: S.fail, message: `${pending.length} pending migration(s): ${pending.join(', ')}; run \`cdctl migrate\`` };
+  // Queries still work without them, slower: a warning, not a failure.
+  if (pendingIndexes.length > 0) {
+    return { status: S.warn, message: `${pendingIndexes.length} index(es) missing or left invalid by a failed build: ${pendingIndexes.join(', ')}; run \`cdctl migrate\`, which builds them without blocking writes` };
+  }
+  return { status: S.ok, message: 'the schema is current' };
 }
 
 /** Age of the oldest event still waiting in the outbox for the broker. */

@@ -64,6 +64,7 @@ function countingSteps(store: DataStore, onWritten: (count: number) => void): Da
     run: (fn) => store.run((r) => fn(wrap(r))),
     migrate: () => store.migrate(),
     pendingMigrations: () => store.pendingMigrations(),
+    pendingIndexes: () => store.pendingIndexes(),
     revertLastMigration: () => store.revertLastMigration(),
     ping: () => store.ping(),
     close: () => store.close(),

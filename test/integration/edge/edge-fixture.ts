@@ -253,6 +253,7 @@ export function gatedStore(inner: DataStore): GatedStore {
     },
     migrate: () => inner.migrate(),
     pendingMigrations: () => inner.pendingMigrations(),
+    pendingIndexes: () => inner.pendingIndexes(),
     revertLastMigration: () => inner.revertLastMigration(),
     ping: () => inner.ping(),
     close: () => inner.close(),

@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { createDeclaredIndexes, dropDeclaredIndexes, type ConcurrentIndex, type DeclaresConcurrentIndexes } from './concurrent-index';
 
 // Fair webhook sending (DECISIONS §10).
 // - consecutive_failures: the failure streak of a subscription's attempts,
@@ -16,25 +17,30 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 const UP = [
   'ALTER TABLE webhook_subscriptions ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0',
   'CREATE INDEX ix_webhook_subscriptions_cooling ON webhook_subscriptions (id) WHERE consecutive_failures >= 5',
-  "CREATE INDEX ix_webhook_deliveries_subscription_due ON webhook_deliveries (subscription_id, next_attempt_at) WHERE state = 'pending'",
-  "CREATE INDEX ix_webhook_deliveries_application_pending ON webhook_deliveries (application_id) WHERE state = 'pending'",
+];
+
+/** On the deliveries, which grow with the deployment: built concurrently on PostgreSQL (concurrent-index.ts). */
+const INDEXES: ConcurrentIndex[] = [
+  { name: 'ix_webhook_deliveries_subscription_due', table: 'webhook_deliveries', definition: "(subscription_id, next_attempt_at) WHERE state = 'pending'" },
+  { name: 'ix_webhook_deliveries_application_pending', table: 'webhook_deliveries', definition: "(application_id) WHERE state = 'pending'" },
 ];
 
 const DOWN = [
-  'DROP INDEX ix_webhook_deliveries_application_pending',
-  'DROP INDEX ix_webhook_deliveries_subscription_due',
   'DROP INDEX ix_webhook_subscriptions_cooling',
   'ALTER TABLE webhook_subscriptions DROP COLUMN consecutive_failures',
 ];
 
-export class WebhookFairness1760000000700 implements MigrationInterface {
+export class WebhookFairness1760000000700 implements DeclaresConcurrentIndexes {
   readonly name = 'WebhookFairness1760000000700';
+  readonly concurrentIndexes = INDEXES;
 
   async up(queryRunner: QueryRunner): Promise<void> {
     for (const statement of UP) await queryRunner.query(statement);
+    await createDeclaredIndexes(queryRunner, INDEXES);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await dropDeclaredIndexes(queryRunner, INDEXES);
     for (const statement of DOWN) await queryRunner.query(statement);
   }
 }

@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import type { ConcurrentIndex, DeclaresConcurrentIndexes } from './concurrent-index';
 
 // The edge's change feed (DECISIONS §5, issue 18): each edge asks once a second
 // what changed since its last read instead of reloading every cached hostname.
@@ -22,11 +23,13 @@ const TABLES = Object.keys(WATCHED);
 
 const changedWhen = (table: string, distinct: string): string => WATCHED[table]!.map((c) => `OLD.${c} ${distinct} NEW.${c}`).join(' OR ');
 
+/** PostgreSQL builds these after the run, concurrently (concurrent-index.ts); SQLite's statements below build them. */
+const POSTGRES_INDEXES: ConcurrentIndex[] = TABLES.map((t) => ({ name: `ix_${t}_changed`, table: t, definition: '(changed_at)' }));
+
 const POSTGRES_UP = [
   "CREATE FUNCTION cds_mark_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.changed_at := clock_timestamp(); RETURN NEW; END $$",
   ...TABLES.flatMap((t) => [
     `ALTER TABLE ${t} ADD COLUMN changed_at timestamptz`,
-    `CREATE INDEX ix_${t}_changed ON ${t} (changed_at)`,
     `CREATE TRIGGER tr_${t}_changed_insert BEFORE INSERT ON ${t} FOR EACH ROW EXECUTE FUNCTION cds_mark_changed()`,
     `CREATE TRIGGER tr_${t}_changed_update BEFORE UPDATE ON ${t} FOR EACH ROW WHEN (${changedWhen(t, 'IS DISTINCT FROM')}) EXECUTE FUNCTION cds_mark_changed()`,
   ]),
@@ -36,7 +39,7 @@ const POSTGRES_DOWN = [
   ...TABLES.flatMap((t) => [
     `DROP TRIGGER tr_${t}_changed_update ON ${t}`,
     `DROP TRIGGER tr_${t}_changed_insert ON ${t}`,
-    `DROP INDEX ix_${t}_changed`,
+    `DROP INDEX IF EXISTS ix_${t}_changed`,
     `ALTER TABLE ${t} DROP COLUMN changed_at`,
   ]),
   'DROP FUNCTION cds_mark_changed()',
@@ -63,8 +66,9 @@ const SQLITE_DOWN = TABLES.flatMap((t) => [
 
 const isPostgres = (queryRunner: QueryRunner) => queryRunner.connection.options.type === 'postgres';
 
-export class EdgeChangeFeed1760000000800 implements MigrationInterface {
+export class EdgeChangeFeed1760000000800 implements DeclaresConcurrentIndexes {
   readonly name = 'EdgeChangeFeed1760000000800';
+  readonly concurrentIndexes = POSTGRES_INDEXES;
 
   async up(queryRunner: QueryRunner): Promise<void> {
     for (const statement of isPostgres(queryRunner) ? POSTGRES_UP : SQLITE_UP) await queryRunner.query(statement);

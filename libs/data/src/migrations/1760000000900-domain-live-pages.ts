@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { createDeclaredIndexes, dropDeclaredIndexes, type ConcurrentIndex, type DeclaresConcurrentIndexes } from './concurrent-index';
 
 // Pages of an application's live domains (GET /v1/domains without filters).
 // The list finds a page's ids in this index alone and reads only those rows:
@@ -6,20 +7,19 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 // reads 50 domains wherever they lie in the table (the domains of one
 // application are spread over it, among every other application's). Partial:
 // the skipped entries need no row to say whether they are deleted.
-// Same statements on both databases.
+// Same index on both databases, built concurrently on PostgreSQL (concurrent-index.ts).
 
-const UP = ['CREATE INDEX ix_domains_application_live ON domains (application_id, created_at, id) WHERE deleted_at IS NULL'];
+const INDEXES: ConcurrentIndex[] = [{ name: 'ix_domains_application_live', table: 'domains', definition: '(application_id, created_at, id) WHERE deleted_at IS NULL' }];
 
-const DOWN = ['DROP INDEX ix_domains_application_live'];
-
-export class DomainLivePages1760000000900 implements MigrationInterface {
+export class DomainLivePages1760000000900 implements DeclaresConcurrentIndexes {
   readonly name = 'DomainLivePages1760000000900';
+  readonly concurrentIndexes = INDEXES;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    for (const statement of UP) await queryRunner.query(statement);
+    await createDeclaredIndexes(queryRunner, INDEXES);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const statement of DOWN) await queryRunner.query(statement);
+    await dropDeclaredIndexes(queryRunner, INDEXES);
   }
 }

@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { createDeclaredIndexes, dropDeclaredIndexes, type ConcurrentIndex, type DeclaresConcurrentIndexes } from './concurrent-index';
 
 // DECISIONS §11 and §15. A `ready` domain leaves `ready` only on a confirmed
 // failure: each check row keeps its streak of failed runs (how many, since
@@ -24,7 +25,6 @@ const up = (t: Types) => [
   'ALTER TABLE domain_checks ADD COLUMN failed_runs integer NOT NULL DEFAULT 0',
   `ALTER TABLE domain_checks ADD COLUMN failing_since ${t.timestamp}`,
   `ALTER TABLE domain_checks ADD COLUMN inconclusive boolean NOT NULL DEFAULT ${t.falseValue}`,
-  'CREATE INDEX ix_domain_checks_failing ON domain_checks (domain_id) WHERE failed_runs > 0',
   'ALTER TABLE domains ADD COLUMN status_runs integer NOT NULL DEFAULT 0',
   `CREATE TABLE domain_check_runs (
     domain_id ${t.uuid} NOT NULL,
@@ -41,13 +41,15 @@ const up = (t: Types) => [
   )`,
 ];
 
+/** Built concurrently on PostgreSQL, after the run (concurrent-index.ts). */
+const INDEXES: ConcurrentIndex[] = [{ name: 'ix_domain_checks_failing', table: 'domain_checks', definition: '(domain_id) WHERE failed_runs > 0' }];
+
 const POSTGRES_UP = up({ uuid: 'uuid', timestamp: 'timestamptz', smallint: 'smallint', falseValue: 'false' });
 const SQLITE_UP = up({ uuid: 'varchar(36)', timestamp: 'datetime', smallint: 'integer', falseValue: '0' });
 
 const DOWN = [
   'DROP TABLE domain_check_runs',
   'ALTER TABLE domains DROP COLUMN status_runs',
-  'DROP INDEX ix_domain_checks_failing',
   'ALTER TABLE domain_checks DROP COLUMN inconclusive',
   'ALTER TABLE domain_checks DROP COLUMN failing_since',
   'ALTER TABLE domain_checks DROP COLUMN failed_runs',
@@ -55,14 +57,17 @@ const DOWN = [
 
 const isPostgres = (queryRunner: QueryRunner) => queryRunner.connection.options.type === 'postgres';
 
-export class CheckConfirmation1760000001000 implements MigrationInterface {
+export class CheckConfirmation1760000001000 implements DeclaresConcurrentIndexes {
   readonly name = 'CheckConfirmation1760000001000';
+  readonly concurrentIndexes = INDEXES;
 
   async up(queryRunner: QueryRunner): Promise<void> {
     for (const statement of isPostgres(queryRunner) ? POSTGRES_UP : SQLITE_UP) await queryRunner.query(statement);
+    await createDeclaredIndexes(queryRunner, INDEXES);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await dropDeclaredIndexes(queryRunner, INDEXES);
     for (const statement of DOWN) await queryRunner.query(statement);
   }
 }

@@ -1,4 +1,5 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import type { ConcurrentIndex, DeclaresConcurrentIndexes } from './concurrent-index';
 
 // The edge's change feed read what changed since a time, and `changed_at` is
 // the time of the write, not of its commit: a transaction that committed more
@@ -46,12 +47,15 @@ const SQLITE_CHANGED_TRIGGERS = (also: { before: string; set: string } | null = 
 const POSTGRES_MARK = (xid: boolean) =>
   `CREATE OR REPLACE FUNCTION cds_mark_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.changed_at := clock_timestamp();${xid ? ' NEW.changed_xid := pg_current_xact_id();' : ''} RETURN NEW; END $$`;
 
+/** Built after the run, concurrently (concurrent-index.ts). */
+const POSTGRES_INDEXES: ConcurrentIndex[] = TABLES.map((t) => ({ name: `ix_${t}_changed_xid`, table: t, definition: '(changed_xid)' }));
+
 const POSTGRES_UP = [
-  ...TABLES.flatMap((t) => [`ALTER TABLE ${t} ADD COLUMN changed_xid xid8`, `CREATE INDEX ix_${t}_changed_xid ON ${t} (changed_xid)`]),
+  ...TABLES.map((t) => `ALTER TABLE ${t} ADD COLUMN changed_xid xid8`),
   POSTGRES_MARK(true),
 ];
 
-const POSTGRES_DOWN = [POSTGRES_MARK(false), ...TABLES.flatMap((t) => [`DROP INDEX ix_${t}_changed_xid`, `ALTER TABLE ${t} DROP COLUMN changed_xid`])];
+const POSTGRES_DOWN = [POSTGRES_MARK(false), ...TABLES.flatMap((t) => [`DROP INDEX IF EXISTS ix_${t}_changed_xid`, `ALTER TABLE ${t} DROP COLUMN changed_xid`])];
 
 const SQLITE_UP = [
   'CREATE TABLE change_sequence (id integer PRIMARY KEY CHECK (id = 1), value integer NOT NULL)',
@@ -81,8 +85,10 @@ const SQLITE_DOWN = [
 
 const isPostgres = (queryRunner: QueryRunner) => queryRunner.connection.options.type === 'postgres';
 
-export class EdgeFeedCommitOrder1795843860000 implements MigrationInterface {
+export class EdgeFeedCommitOrder1795843860000 implements DeclaresConcurrentIndexes {
   readonly name = 'EdgeFeedCommitOrder1795843860000';
+  /** PostgreSQL's; SQLite's changed_seq indexes are built by its statements. */
+  readonly concurrentIndexes = POSTGRES_INDEXES;
 
   async up(queryRunner: QueryRunner): Promise<void> {
     for (const statement of isPostgres(queryRunner) ? POSTGRES_UP : SQLITE_UP) await queryRunner.query(statement);

@@ -21,7 +21,7 @@ export function databaseChecks(store: DataStore, now: () => Date): Check[] {
     {
       name: CHECK_NAMES.migrations,
       timeoutMs: 2 * TIMEOUT_MS,
-      run: async () => migrationsFinding(await store.pendingMigrations()),
+      run: async () => migrationsFinding(await store.pendingMigrations(), await store.pendingIndexes()),
     },
     {
       name: CHECK_NAMES.clockSkew,
