@@ -1,5 +1,6 @@
 export type { DataStore, Repositories } from './data-store.types';
 export type { DatabaseKind } from './database-url';
+export { postgresConnection, type PostgresConnection } from './database-url';
 export type * from './repositories/acme-challenges.types';
 export type * from './repositories/acme-orders.types';
 export type * from './repositories/applications.types';

@@ -1,6 +1,6 @@
 import express, { type Express, type Request, type RequestHandler, Router } from 'express';
 import Joi from 'joi';
-import { brokerConnection, type Config } from '@cds/config';
+import { brokerConnection, databaseConnection, type Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { accessLog, applicationAuth, errorHandler, notFoundHandler, operatorAuth, requestId, type RouteSpec } from '@cds/http';
 import type { Logger } from '@cds/logging';
@@ -75,7 +75,9 @@ function apiParts(deps: ApiDeps): ApiParts {
   const operator = [
     ...operatorRoutes(ctx),
     ...operatorResourceRoutes(ctx, config),
-    ...backupRoutes({ enabled: config.operatorBackup, storeKind: store.kind, databaseUrl: config.databaseUrl, logger: deps.logger, pgDump: deps.pgDump ?? 'pg_dump', now: ctx.now }),
+    ...backupRoutes({
+      enabled: config.operatorBackup, storeKind: store.kind, databaseUrl: config.databaseUrl,
+      databaseCaBundle: config.databaseCaBundle, databaseCa: databaseConnection(config).ca, logger: deps.logger, pgDump: deps.pgDump ?? 'pg_dump', now: ctx.now }),
     ...doctorRoutes({ config, store, amqpUrl: config.amqpUrl, amqpCa: brokerConnection(config)?.ca, now: ctx.now }),
   ];
   const specs = [openApiSpec, ...v1.map((r) => r.spec), ...operator.map((r) => r.spec), ...NOT_YET_SERVED, ...(config.enableLegacyApi ? legacy.map((r) => r.spec) : [])];

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { postgresConnection } from '@cds/data';
 
 /** Advisory lock key of the backup ("cds" + 1; migrations hold "cds" + 0). */
 const BACKUP_LOCK_KEY = 0x63647301;
@@ -8,8 +9,10 @@ const BACKUP_LOCK_KEY = 0x63647301;
  * lock held on a connection of its own for the dump's duration. Resolves null
  * when another process holds it; the returned release ends that session.
  */
-export async function tryBackupLock(databaseUrl: string): Promise<(() => Promise<void>) | null> {
-  const client = new Client({ connectionString: databaseUrl });
+export async function tryBackupLock(databaseUrl: string, ca?: string): Promise<(() => Promise<void>) | null> {
+  // TLS as the data store connects (sslmode, DATABASE_CA_BUNDLE's certificates).
+  const { url, ssl } = postgresConnection(databaseUrl, ca);
+  const client = new Client({ connectionString: url, ...(ssl === undefined ? {} : { ssl }) });
   client.on('error', () => undefined); // a dropped session frees the lock; the dump reports its own failure
   await client.connect();
   try {

@@ -3,7 +3,7 @@
 // client sees a broken transfer and never a complete-looking file.
 import { spawn } from 'node:child_process';
 import type { Response } from 'express';
-import { AppError, rateLimited } from '@cds/core';
+import { AppError, namesCertificateFiles, postgresSslMode, rateLimited, type PostgresSslMode } from '@cds/core';
 import type { DatabaseKind } from '@cds/data';
 import { childLogger, type Logger } from '@cds/logging';
 import { tryBackupLock } from './backup-lock';
@@ -12,6 +12,10 @@ export interface BackupOptions {
   enabled: boolean;
   storeKind: DatabaseKind;
   databaseUrl: string;
+  /** DATABASE_CA_BUNDLE: the path, given to pg_dump (null when unset). */
+  databaseCaBundle: string | null;
+  /** DATABASE_CA_BUNDLE's certificates, for the lock's own connection. */
+  databaseCa?: string;
   logger: Logger;
   /** The pg_dump program (tests inject a failing one). */
   pgDump: string;
@@ -26,15 +30,45 @@ function backupFileName(at: Date): string {
   return `custom-domains-${at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '')}.dump`;
 }
 
+/** pg's TLS parameters that libpq does not read as pg does (`ssl`, `uselibpqcompat`) or at all. */
+const PG_TLS_PARAMS = ['sslmode', 'ssl', 'uselibpqcompat'] as const;
+
 /**
- * The URL without its password, which goes to pg_dump in PGPASSWORD so that it
- * does not show in the process list. The child gets no other variable of ours.
+ * libpq's sslmode for what the URL asks of the service (libs/data, database-url.ts).
+ * With a CA bundle the service checks the chain and the host name unless the URL
+ * says `verify-ca`; libpq's `require` would check the chain alone and `prefer`
+ * would fall back to plain text, so both become `verify-full`, as does a URL
+ * without an sslmode. Without a bundle libpq has no CA to check against (the
+ * service has node's), so the URL's mode is kept as libpq reads it: pg's
+ * `no-verify` and pg's `ssl=true` are libpq's `require` (TLS, nothing checked).
  */
-function dumpConnection(databaseUrl: string): { url: string; env: NodeJS.ProcessEnv } {
+function libpqSslMode(mode: PostgresSslMode | null, withCa: boolean, fromSslFlag: boolean): string | null {
+  if (withCa) return mode === 'verify-ca' ? 'verify-ca' : 'verify-full';
+  if (mode === 'no-verify' || (fromSslFlag && mode === 'verify-full')) return 'require';
+  return mode;
+}
+
+/**
+ * The URL and environment pg_dump runs with: the password goes in PGPASSWORD so
+ * that it does not show in the process list, DATABASE_CA_BUNDLE in PGSSLROOTCERT,
+ * and the URL's TLS parameters are spelled as libpq reads them with the meaning
+ * they have to the service. A URL naming certificate files (sslrootcert, …) is
+ * read by pg_dump as by pg. The child gets no other variable of ours.
+ */
+export function pgDumpConnection(databaseUrl: string, caBundle: string | null): { url: string; env: NodeJS.ProcessEnv } {
   const url = new URL(databaseUrl);
   const password = decodeURIComponent(url.password);
   url.password = '';
-  return { url: url.toString(), env: password ? { PGPASSWORD: password } : {} };
+  const env: NodeJS.ProcessEnv = password ? { PGPASSWORD: password } : {};
+  if (caBundle !== null) env.PGSSLROOTCERT = caBundle;
+  const mode = postgresSslMode(databaseUrl);
+  if ((caBundle !== null || mode !== null) && !namesCertificateFiles(databaseUrl)) {
+    const fromSslFlag = !url.searchParams.has('sslmode');
+    for (const name of PG_TLS_PARAMS) url.searchParams.delete(name);
+    const libpqMode = libpqSslMode(mode, caBundle !== null, fromSslFlag);
+    if (libpqMode !== null) url.searchParams.set('sslmode', libpqMode);
+  }
+  return { url: url.toString(), env };
 }
 
 /** Handles one backup request; a refusal is thrown as an AppError before anything is written. Its log lines name the request (`request_id`). */
@@ -52,7 +86,7 @@ export function backupHandler(opts: BackupOptions): (res: Response) => Promise<v
     const logger = childLogger(opts.logger, { request_id: res.req.requestId });
     let release: (() => Promise<void>) | null = null;
     try {
-      release = await tryBackupLock(opts.databaseUrl).catch((error: unknown) => {
+      release = await tryBackupLock(opts.databaseUrl, opts.databaseCa).catch((error: unknown) => {
         logger.error('backup: cannot open a database session for the lock', { error: String(error) });
         throw new AppError('service_unavailable', 'The backup could not start: the database is unreachable.');
       });
@@ -67,7 +101,7 @@ export function backupHandler(opts: BackupOptions): (res: Response) => Promise<v
 
 /** Resolves when the dump has ended; rejects with an AppError when it failed before its first byte. */
 function streamDump(opts: BackupOptions, res: Response): Promise<void> {
-  const { url, env } = dumpConnection(opts.databaseUrl);
+  const { url, env } = pgDumpConnection(opts.databaseUrl, opts.databaseCaBundle);
   const child = spawn(opts.pgDump, ['--format=custom', '--no-owner', `--dbname=${url}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
