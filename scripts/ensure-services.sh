@@ -23,6 +23,12 @@ command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
 # pgbouncer: migrations through a pooler in transaction mode (test/integration/data); the tests start their own.
 [ -x /usr/sbin/pgbouncer ] || need_apt+=(pgbouncer)
+# bind9 (named) and unbound: the authoritative zone of the ACME DNS-01 delegation, taking
+# TSIG-signed RFC 2136 updates, and the recursive resolver Pebble and the checker ask
+# (test/support/bind9.ts, test/support/unbound.ts); bind9-dnsutils gives nsupdate and dig.
+[ -x /usr/sbin/named ] || need_apt+=(bind9)
+command -v nsupdate >/dev/null 2>&1 || need_apt+=(bind9-dnsutils)
+[ -x /usr/sbin/unbound ] || need_apt+=(unbound)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
