@@ -23,6 +23,7 @@ describe('docs/configuration.md', () => {
       'ACME_EAB_KID_<n>', 'ACME_EAB_HMAC_KEY_<n>', 'ACME_CAA_IDENTITY_<n>', // §14's numbered variables of each directory, after the list
       'ACME_EMAIL', 'ACME_CA_BUNDLE',
       'ACME_ORDERS_PER_HOUR', 'ACME_ORDERS_PER_APPLICATION_PER_HOUR', // §10's ACME order budget, beside the other ACME variables
+      'ACME_DNS_ZONE', 'ACME_DNS_UPDATE_SERVER', 'ACME_DNS_TSIG_KEY', // §13's certificates before cutover
       'DNS_SERVERS',
       'CHECK_SCHEDULE_PENDING', 'CHECK_INTERVAL_LIVE',
       'CHECK_CONFIRMATIONS', 'CHECK_SCHEDULE_CONFIRM', 'CHECK_OUTAGE_GRACE', 'CHECK_SCHEDULE_ATTENTION', // §11, beside the other check schedules

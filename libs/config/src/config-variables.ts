@@ -1,5 +1,6 @@
 import { InvalidDatabaseUrlError, parseDatabaseUrl } from '@cds/core';
 import { ACME_NUMBERED_DOCS, parseAcmeDirectoryUrls, withNumberedAcmeSettings, type NumberedVariableDoc } from './acme-directories';
+import { parseDnsUpdateServer, parseTsigKey } from './acme-dns-delegation';
 import { parseCaBundlePath } from './ca-bundle';
 import type { Config, Mode, SplitServiceName } from './config.types';
 import { CERT_ISSUERS, LOG_FORMATS, LOG_LEVELS } from './config.types';
@@ -274,6 +275,23 @@ export const VARIABLES: Variables = {
     description: "ACME orders one application's domains may send per clock hour, within `ACME_ORDERS_PER_HOUR`.",
     parse: positiveInteger,
     default: '20',
+  },
+  acmeDnsZone: {
+    name: 'ACME_DNS_ZONE',
+    description:
+      'Certificates before cutover (opt-in): a DNS zone the operator serves, such as `acme.edge.example.com`, into which the checker writes ACME DNS-01 challenges by TSIG-signed RFC 2136 updates. Each new domain then gets a third record, `_acme-challenge.<hostname>` CNAME to a name in this zone, and its certificate is obtained before its traffic moves. Set with `ACME_DNS_UPDATE_SERVER` and `ACME_DNS_TSIG_KEY`, or none of them.',
+    parse: parseHostname,
+  },
+  acmeDnsUpdateServer: {
+    name: 'ACME_DNS_UPDATE_SERVER',
+    description: "`host[:port]` (port 53 by default) of the server that accepts RFC 2136 updates of `ACME_DNS_ZONE` (BIND, Knot, PowerDNS): usually the zone's primary.",
+    parse: parseDnsUpdateServer,
+  },
+  acmeDnsTsigKey: {
+    name: 'ACME_DNS_TSIG_KEY',
+    description: 'The TSIG key that signs those updates, `name:algorithm:secret` (algorithm `hmac-sha256`, `hmac-sha384` or `hmac-sha512`; the secret in base64, as `tsig-keygen` prints it); a secret.',
+    parse: parseTsigKey,
+    secret: true,
   },
   dnsServers: {
     name: 'DNS_SERVERS',

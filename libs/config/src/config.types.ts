@@ -18,6 +18,22 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export { CERT_ISSUERS, type CertIssuer } from '@cds/core';
 
+export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] as const;
+export type TsigAlgorithm = (typeof TSIG_ALGORITHMS)[number];
+
+/** ACME_DNS_TSIG_KEY: the key's name as the DNS server knows it (lowercase, no trailing dot), its algorithm, its secret in base64. */
+export interface TsigKey {
+  readonly name: string;
+  readonly algorithm: TsigAlgorithm;
+  readonly secret: string;
+}
+
+/** ACME_DNS_UPDATE_SERVER. */
+export interface DnsUpdateServer {
+  readonly host: string;
+  readonly port: number;
+}
+
 /** The value handed to express's `trust proxy` setting; never `true` (TRUST_PROXY=true is refused). */
 export type TrustProxy = false | number | string;
 
@@ -85,6 +101,10 @@ export interface Config {
   readonly acmeOrdersPerHour: number;
   /** ACME orders per clock hour: each application's share of it. */
   readonly acmeOrdersPerApplicationPerHour: number;
+  /** DECISIONS §13, all three or none: the zone DNS-01 challenges are written into, its update server, the TSIG key. */
+  readonly acmeDnsZone: string | null;
+  readonly acmeDnsUpdateServer: DnsUpdateServer | null;
+  readonly acmeDnsTsigKey: TsigKey | null;
   /** `ip` or `ip:port` entries for `dns.Resolver#setServers`; empty means the system resolvers. */
   readonly dnsServers: readonly string[];
   readonly checkSchedulePending: readonly number[];

@@ -1,3 +1,4 @@
+export { checkAcmeDnsDelegation, parseDnsUpdateServer, parseTsigKey } from './acme-dns-delegation';
 export { ACME_NUMBERED, type AcmeDirectorySettings, type ExternalAccountBinding } from './acme-directories';
 export { loadAllInOneConfig, type AllInOneConfig } from './all-in-one-config';
 export { ALL_IN_ONE_SECRETS, ensureAllInOneSecrets, type AllInOneSecret, type AllInOneSecrets } from './all-in-one-secrets';
@@ -11,13 +12,17 @@ export {
   LOG_LEVELS,
   MODES,
   SPLIT_SERVICES,
+  TSIG_ALGORITHMS,
   type CertIssuer,
   type Config,
+  type DnsUpdateServer,
   type LogFormat,
   type LogLevel,
   type Mode,
   type SplitServiceName,
   type TrustProxy,
+  type TsigAlgorithm,
+  type TsigKey,
 } from './config.types';
 export { parseDuration } from './duration';
 export { operatorExposureWarning, proxyProtocolPeersWarning } from './exposure-warnings';

@@ -6,6 +6,7 @@ import { VARIABLES, type VariableSpec } from './config-variables';
 import { completeDataEncryptionKeys } from './data-encryption-keys';
 import { deepFreeze } from './deep-freeze';
 import { InvalidValueError } from './invalid-value';
+import { checkAcmeDnsDelegation } from './acme-dns-delegation';
 import { checkConnectionRules } from './connection-rules';
 import { databaseConnection, type Connection } from './connections';
 import { checkPortConflicts } from './port-conflicts';
@@ -34,6 +35,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   const config = completeDataEncryptionKeys({ ...Object.fromEntries(Object.entries(VARIABLES).map(([key, spec]) => [key, withNumbered(spec, parsed[spec.name], env)])), mode: opts.mode } as Config);
   checkPortConflicts(config);
   checkConnectionRules(config);
+  checkAcmeDnsDelegation(config);
   return deepFreeze(config);
 }
 

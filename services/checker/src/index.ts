@@ -7,3 +7,4 @@ export { DirectoryFailure, IssuanceError, type CertificateIssuer, type IssuedCer
 export { FallbackAcmeIssuer, type FallbackAcmeIssuerOptions } from './certificates/fallback-acme-issuer';
 export { DIRECTORY_SET_ASIDE_MS } from './certificates/directory-set-aside';
 export { ariCertId } from './certificates/renewal';
+export { DnsUpdateClient, DnsUpdateError, type DnsUpdateClientOptions, type DnsUpdateFailure } from './dns-update';

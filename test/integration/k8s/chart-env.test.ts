@@ -18,13 +18,14 @@ const patternName = (pattern: string) => pattern.replace(/^\^/, '').replace(/\[1
 /**
  * The secret-held variables each service reads (its config.* uses: the api's
  * operator auth and sealed webhook secrets and assertion keys; the checker's
- * sealed private keys and origin probe assertions; the dispatcher's sealed
+ * sealed private keys, origin probe assertions and the TSIG key of its
+ * updates of the ACME DNS zone; the dispatcher's sealed
  * webhook secrets; the edge's sealed private keys, its assertions and the
  * fair-use notice mail). Each Deployment gets these and no other secret.
  */
 const SECRETS_READ: Record<string, readonly string[]> = {
   api: ['DATABASE_URL', 'AMQP_URL', 'OPERATOR_TOKEN', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS'],
-  checker: ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS', 'ASSERTION_DEPLOYMENT_KEY'],
+  checker: ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS', 'ASSERTION_DEPLOYMENT_KEY', 'ACME_DNS_TSIG_KEY'],
   'webhook-dispatcher': ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS'],
   'edge-proxy': ['DATABASE_URL', 'AMQP_URL', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEYS', 'ASSERTION_DEPLOYMENT_KEY', 'SMTP_URL'],
 };

@@ -48,7 +48,9 @@ every Deployment's grace period to it.
 {{/*
 The four services: name, values key, entry point inside the image, node flags
 and the secret-held variables the service reads (it gets those keys of the
-Secret and no others: the internet-facing edge holds no OPERATOR_TOKEN). The
+Secret and no others: the internet-facing edge holds no OPERATOR_TOKEN, and
+only the checker holds ACME_DNS_TSIG_KEY, the key that writes into the ACME
+DNS zone). The
 edge's young generation is larger than node's default (16 MiB): at thousands
 of requests a second fewer objects outlive it, so fewer old-space collections
 pause the edge (docs/benchmarks.md, p99).
@@ -62,7 +64,7 @@ components:
   - name: checker
     valuesKey: checker
     main: services/checker/dist/main.js
-    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, ASSERTION_DEPLOYMENT_KEY]
+    secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, ASSERTION_DEPLOYMENT_KEY, ACME_DNS_TSIG_KEY]
   - name: webhook-dispatcher
     valuesKey: webhookDispatcher
     main: services/webhook-dispatcher/dist/main.js
@@ -81,7 +83,35 @@ templates/secret.yaml checks it, the services refuse both at start.
 */}}
 {{- define "cds.secretKeys" -}}
 required: [DATABASE_URL, AMQP_URL, OPERATOR_TOKEN, ASSERTION_DEPLOYMENT_KEY]
-optional: [DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, SMTP_URL]
+optional: [DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, SMTP_URL, ACME_DNS_TSIG_KEY]
+{{- end -}}
+
+{{/*
+Certificates before cutover (DECISIONS §13, docs/certificates.md): the ACME DNS
+zone, its update server and the TSIG key go together, all three or none, as
+the services require at start. The key is only seen here when the chart writes
+the Secret; with secrets.existingSecret the checker checks it.
+*/}}
+{{- define "cds.checkAcmeDns" -}}
+{{- $set := list -}}
+{{- $missing := list -}}
+{{- range list "ACME_DNS_ZONE" "ACME_DNS_UPDATE_SERVER" -}}
+{{- if ne (index $.Values.config . | default "" | toString | trim) "" -}}
+{{- $set = append $set (printf "config.%s" .) -}}
+{{- else -}}
+{{- $missing = append $missing (printf "config.%s" .) -}}
+{{- end -}}
+{{- end -}}
+{{- if not .Values.secrets.existingSecret -}}
+{{- if ne (.Values.secrets.ACME_DNS_TSIG_KEY | default "" | toString | trim) "" -}}
+{{- $set = append $set "secrets.ACME_DNS_TSIG_KEY" -}}
+{{- else -}}
+{{- $missing = append $missing "secrets.ACME_DNS_TSIG_KEY" -}}
+{{- end -}}
+{{- end -}}
+{{- if and $set $missing -}}
+{{- fail (printf "%s is required when %s %s set: certificates before cutover need the zone, its update server and the TSIG key (docs/certificates.md, \"Certificates before cutover\")" (first $missing) (join " and " $set) (ternary "is" "are" (eq (len $set) 1))) -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
