@@ -10,5 +10,5 @@ export function sampleDomainResource(fields: Partial<DomainState> = {}): DomainR
     id: randomUUID(), hostname: 'shop.example.com', reference: 'ws', status: 'ready', challengeToken: 'challenge-token',
     metadata: {}, redirectTo: null, createdAt: at, updatedAt: at, deletedAt: null, ...fields,
   };
-  return toDomainResource(domain, [], { edgeTarget: 'edge.example.net', edgeAddresses: [] });
+  return toDomainResource(domain, [], { edgeTarget: 'edge.example.net', edgeAddresses: [], acmeDnsZone: null });
 }

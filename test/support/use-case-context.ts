@@ -11,12 +11,13 @@ export interface TestUseCaseContext extends UseCaseContext {
   commits: number;
 }
 
-/** No deployment domain limit, no edge addresses (apex domains refused) unless `options` says otherwise. */
-export function useCaseContext(store: FakeStore, at: Date, options: Partial<Pick<UseCaseContext, 'deploymentDomainLimit' | 'edgeAddresses'>> = {}): TestUseCaseContext {
+/** No deployment domain limit, no edge addresses (apex domains refused), no ACME DNS zone unless `options` says otherwise. */
+export function useCaseContext(store: FakeStore, at: Date, options: Partial<Pick<UseCaseContext, 'deploymentDomainLimit' | 'edgeAddresses' | 'acmeDnsZone'>> = {}): TestUseCaseContext {
   const ctx: TestUseCaseContext = {
     store,
     edgeTarget: 'edge.example.net',
     edgeAddresses: options.edgeAddresses ?? [],
+    acmeDnsZone: options.acmeDnsZone ?? null,
     deploymentDomainLimit: options.deploymentDomainLimit ?? 0,
     at,
     commits: 0,

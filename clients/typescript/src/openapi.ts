@@ -284,7 +284,7 @@ export interface operations {
                                 /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                                 value: string;
                                 /** @enum {string} */
-                                purpose: "ownership" | "routing";
+                                purpose: "ownership" | "routing" | "certificate";
                                 help: string;
                             }[];
                             checks: {
@@ -459,7 +459,7 @@ export interface operations {
                             /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
-                            purpose: "ownership" | "routing";
+                            purpose: "ownership" | "routing" | "certificate";
                             help: string;
                         }[];
                         checks: {
@@ -517,7 +517,7 @@ export interface operations {
                             /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
-                            purpose: "ownership" | "routing";
+                            purpose: "ownership" | "routing" | "certificate";
                             help: string;
                         }[];
                         checks: {
@@ -711,7 +711,7 @@ export interface operations {
                             /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
-                            purpose: "ownership" | "routing";
+                            purpose: "ownership" | "routing" | "certificate";
                             help: string;
                         }[];
                         checks: {
@@ -885,7 +885,7 @@ export interface operations {
                             /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
-                            purpose: "ownership" | "routing";
+                            purpose: "ownership" | "routing" | "certificate";
                             help: string;
                         }[];
                         checks: {
@@ -1042,7 +1042,7 @@ export interface operations {
                             /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
-                            purpose: "ownership" | "routing";
+                            purpose: "ownership" | "routing" | "certificate";
                             help: string;
                         }[];
                         checks: {
@@ -2359,7 +2359,7 @@ export interface operations {
                             /** @description The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address */
                             value: string;
                             /** @enum {string} */
-                            purpose: "ownership" | "routing";
+                            purpose: "ownership" | "routing" | "certificate";
                             help: string;
                         }[];
                         checks: {

@@ -3,7 +3,7 @@ import { toDomainResource, type DomainState } from './domain-resource';
 import { domainResourceSchema } from './domain-resource.schema';
 
 const AT = new Date('2025-06-01T10:00:00.000Z');
-const ROUTING = { edgeTarget: 'edge.example.net', edgeAddresses: ['192.0.2.1', '2001:db8::1'] };
+const ROUTING = { edgeTarget: 'edge.example.net', edgeAddresses: ['192.0.2.1', '2001:db8::1'], acmeDnsZone: null };
 
 function resource(fields: Partial<DomainState> = {}) {
   const domain: DomainState = {

@@ -34,7 +34,7 @@ const dnsRecordSchema = Joi.object<DnsRecord, true>({
   type: Joi.string().valid('TXT', 'CNAME', 'A', 'AAAA').required()
     .description('TXT: ownership. CNAME: routing of a subdomain to EDGE_TARGET. A and AAAA: routing of an apex domain (customer.com), one record per edge address, when the deployment sets EDGE_ADDRESSES; publish all of them'),
   value: Joi.string().required().description('The TXT text, the CNAME target, or the IPv4 (A) or IPv6 (AAAA) address'),
-  purpose: Joi.string().valid('ownership', 'routing').required(),
+  purpose: Joi.string().valid('ownership', 'routing', 'certificate').required(),
   help: Joi.string().required(),
 }).label('DnsRecord');
 

@@ -66,6 +66,7 @@ function apiParts(deps: ApiDeps): ApiParts {
     store,
     edgeTarget: config.edgeTarget,
     edgeAddresses: config.edgeAddresses,
+    acmeDnsZone: config.acmeDnsZone,
     deploymentDomainLimit: config.deploymentDomainLimit,
     now: deps.now ?? (() => new Date()),
     afterCommit: deps.afterCommit ?? (() => undefined),

@@ -34,6 +34,8 @@ export interface PipelineOptions {
   edgeTarget: string;
   /** EDGE_ADDRESSES: apex domains are routed by A and AAAA records to these (DECISIONS §12). */
   edgeAddresses: readonly string[];
+  /** ACME_DNS_ZONE: the certificate CNAME in the event's resource (DECISIONS §13). */
+  acmeDnsZone: string | null;
   encryptionKey: DataKeys;
   schedule: Schedule;
   confirmation: ConfirmationSettings;
@@ -194,7 +196,7 @@ export class CheckPipeline {
       const step = recordStep({
         domain, checkCount, statusRuns: item.leased.statusRuns, before: item.leased.checks, observed, startedAt, now, counted: true,
         continuesUntil: plan.issue ? new Date(now.getTime() + opts.leaseMs) : null, issued: null, schedule: opts.schedule, confirmation: opts.confirmation,
-        edgeTarget: opts.edgeTarget, edgeAddresses: opts.edgeAddresses, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, longestStreak(item.leased.checks)), statusBefore: domain.status, checks: [] },
+        edgeTarget: opts.edgeTarget, edgeAddresses: opts.edgeAddresses, acmeDnsZone: opts.acmeDnsZone, run: { trigger: runTrigger(item.requested, checkCount, domain.status as LiveDomainStatus, longestStreak(item.leased.checks)), statusBefore: domain.status, checks: [] },
       });
       // Written in the background: the slot goes to the next domain at once.
       this.lanes.addWrite(this.recorder.add(step.record).then(
@@ -267,7 +269,7 @@ export class CheckPipeline {
       const step = recordStep({
         domain, checkCount: item.checkCount, statusRuns: item.step.statusRuns, before: item.step.checks, observed: { certificate: outcome }, startedAt: item.startedAt,
         now: opts.now(), counted: false, continuesUntil: null, checkBy, issued, renewalFailed, run: item.step.run, schedule: opts.schedule,
-        confirmation: opts.confirmation, edgeTarget: opts.edgeTarget, edgeAddresses: opts.edgeAddresses,
+        confirmation: opts.confirmation, edgeTarget: opts.edgeTarget, edgeAddresses: opts.edgeAddresses, acmeDnsZone: opts.acmeDnsZone,
       });
       if (issued) {
         // The new certificate is only in memory until this write: it is tried again while the database is away for a moment.

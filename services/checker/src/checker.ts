@@ -111,6 +111,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     },
     edgeTarget: config.edgeTarget,
     edgeAddresses: config.edgeAddresses,
+    acmeDnsZone: config.acmeDnsZone,
     encryptionKey: config.dataEncryptionKeys,
     schedule: { pending: config.checkSchedulePending, live: config.checkIntervalLive, confirm: config.checkScheduleConfirm, attention: config.checkScheduleAttention },
     confirmation: { confirmations: config.checkConfirmations, outageGraceMs: config.checkOutageGrace },

@@ -23,7 +23,7 @@ function input(overrides: Partial<StepInput>): StepInput {
   return {
     domain, checkCount: 0, statusRuns: 0, before: pendingRows, observed: {}, startedAt: at(0), now: at(1000), counted: true, continuesUntil: null, issued: null,
     schedule: { pending: [60_000, 120_000], live: 600_000, confirm: [30_000, 60_000], attention: [20_000, 40_000] }, confirmation: { confirmations: 3, outageGraceMs: 900_000 },
-    run: { trigger: 'schedule', statusBefore: (overrides.domain ?? domain).status, checks: [] }, edgeTarget: 'edge.example.net', edgeAddresses: [], ...overrides,
+    run: { trigger: 'schedule', statusBefore: (overrides.domain ?? domain).status, checks: [] }, edgeTarget: 'edge.example.net', edgeAddresses: [], acmeDnsZone: null, ...overrides,
   };
 }
 

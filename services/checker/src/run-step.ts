@@ -60,6 +60,8 @@ export interface StepInput {
   edgeTarget: string;
   /** EDGE_ADDRESSES: the routing records of apex domains in the event's resource. */
   edgeAddresses: readonly string[];
+  /** ACME_DNS_ZONE: the certificate CNAME in the event's resource. */
+  acmeDnsZone: string | null;
 }
 
 /** A run as its steps build it up, for its row among the domain's recent runs. */
