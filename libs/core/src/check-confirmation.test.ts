@@ -94,4 +94,10 @@ describe('runTrigger', () => {
     expect(runTrigger('scheduled', 7, 'ready', 0)).toBe('schedule');
     expect(runTrigger(null, 7, 'attention_required', 0)).toBe('schedule');
   });
+
+  test('a check the edge asked for is an edge run, whatever the domain', () => {
+    expect(runTrigger('edge', 3, 'pending_dns', 0)).toBe('edge');
+    expect(runTrigger('edge', 0, 'pending_dns', 0)).toBe('edge');
+    expect(runTrigger('edge', 7, 'ready', 1)).toBe('edge');
+  });
 });

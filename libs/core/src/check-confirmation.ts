@@ -119,7 +119,7 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
  * `ready` domain with a failure being confirmed is a confirming run.
  */
 export function runTrigger(requested: CheckReason | null, checkCount: number, status: LiveDomainStatus, failedRuns: number): RunTrigger {
-  if (requested === 'created' || requested === 'recheck') return requested;
+  if (requested === 'created' || requested === 'recheck' || requested === 'edge') return requested;
   if (checkCount === 0) return 'created';
   if (status === 'ready' && failedRuns > 0) return 'confirm';
   return 'schedule';

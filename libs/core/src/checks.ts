@@ -119,9 +119,15 @@ export const CERTIFICATE_ISSUING_MESSAGE = 'The certificate is being issued.';
 export const RENEWAL_FAILED_PREFIX = 'The renewal failed at ';
 
 /** The certificate check before any issuance: pending until ownership and routing pass. */
-export function certificateGate(ownership: CheckOutcome, routing: CheckOutcome): CheckOutcome<'certificate'> | null {
-  if (ownership.status === 'passing' && routing.status === 'passing') return null;
+export function certificateGate(ownership: CheckOutcome, routing: CheckOutcome, delegated = false): CheckOutcome<'certificate'> | null {
+  // DECISIONS §13: with the challenge delegated, the certificate comes by DNS-01 before the traffic moves.
+  if (ownership.status === 'passing' && (routing.status === 'passing' || delegated)) return null;
   return { status: 'pending', errorCode: null, message: CERTIFICATE_WAITING_MESSAGE };
+}
+
+/** Whether the CNAME chain of `_acme-challenge.<hostname>` reaches `target`, the domain's name in ACME_DNS_ZONE (DECISIONS §13). */
+export function acmeChallengeDelegated(lookup: CnameChain, target: string): boolean {
+  return (lookup.records ?? []).some((name) => sameDnsName(name, target));
 }
 
 /** The certificate the hostname has (if any) at `now`. */

@@ -27,7 +27,8 @@ export const QUEUES = {
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-export const CHECK_REASONS = { created: 'created', recheck: 'recheck', scheduled: 'scheduled' } as const;
+/** `edge`: a request reached the edge for a `pending_dns` domain with a certificate, evidence that routing moved (DECISIONS §13). */
+export const CHECK_REASONS = { created: 'created', recheck: 'recheck', scheduled: 'scheduled', edge: 'edge' } as const;
 export type CheckReason = (typeof CHECK_REASONS)[keyof typeof CHECK_REASONS];
 
 export const DOMAIN_CHANGES = { created: 'created', status: 'status', deleted: 'deleted', certificate: 'certificate' } as const;

@@ -37,6 +37,19 @@ describe('planCertificate', () => {
   });
 });
 
+describe('planCertificate with the challenge delegated (DECISIONS §13)', () => {
+  test('ownership passing and the _acme-challenge CNAME in place: issues while routing still fails', () => {
+    expect(planCertificate(passing, failing, null, false, now, null, true)).toEqual({ outcome: { status: 'pending', errorCode: null, message: CERTIFICATE_ISSUING_MESSAGE }, issue: true, notAfter: null });
+    // Renewed the same way; no traffic reaches it yet, so nothing to watch expire.
+    expect(planCertificate(passing, failing, valid, true, now, null, true)).toEqual({ outcome: passing, issue: true, notAfter: null });
+    expect(planCertificate(passing, passing, valid, false, now, null, true)).toEqual({ outcome: passing, issue: false, notAfter: valid.notAfter });
+  });
+
+  test('ownership failing: waits as before, delegated or not', () => {
+    expect(planCertificate(failing, failing, null, false, now, null, true)).toEqual({ outcome: { status: 'pending', errorCode: null, message: CERTIFICATE_WAITING_MESSAGE }, issue: false, notAfter: null });
+  });
+});
+
 describe('reissueReason', () => {
   const STAGING = 'https://acme-staging-v02.api.letsencrypt.org/directory';
   const PRODUCTION = 'https://acme-v02.api.letsencrypt.org/directory';

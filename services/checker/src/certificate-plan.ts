@@ -48,12 +48,14 @@ export function reissueReason(existing: CertificateRow, setup: IssuingSetup): Re
 /**
  * `existing`: the hostname's certificate when it was issued to this domain;
  * `renewalDue`: whether it should be replaced now (renewal.ts); `previous`:
- * the certificate check as the last run left it.
+ * the certificate check as the last run left it; `delegated`: the domain's
+ * `_acme-challenge` CNAME reaches its name in ACME_DNS_ZONE, so the
+ * certificate is issued by DNS-01 whether routing passes or not (DECISIONS §13).
  */
 export function planCertificate(
-  ownership: CheckOutcome, routing: CheckOutcome, existing: CertificateRow | null, renewalDue: boolean, now: Date, previous: PreviousCertificateCheck | null = null,
+  ownership: CheckOutcome, routing: CheckOutcome, existing: CertificateRow | null, renewalDue: boolean, now: Date, previous: PreviousCertificateCheck | null = null, delegated = false,
 ): CertificatePlan {
-  const gate = certificateGate(ownership, routing);
+  const gate = certificateGate(ownership, routing, delegated);
   // Without both DNS checks an existing certificate is only judged, never renewed.
   if (gate) return { outcome: (existing && evaluateCertificate(existing, now)) || gate, issue: false, notAfter: null };
   if (!existing) {
@@ -64,5 +66,6 @@ export function planCertificate(
   const outcome = evaluateCertificate(existing, now) as CheckOutcome<'certificate'>;
   // A renewal tried again keeps saying that the last try failed until one succeeds.
   const failedRenewal = renewalDue && outcome.status === 'passing' && previous?.status === 'passing' && previous.message?.startsWith(RENEWAL_FAILED_PREFIX) ? previous.message : null;
-  return { outcome: failedRenewal ? { ...outcome, message: failedRenewal } : outcome, issue: renewalDue, notAfter: existing.notAfter };
+  // Before routing passes no traffic reaches the certificate: nothing to watch expire.
+  return { outcome: failedRenewal ? { ...outcome, message: failedRenewal } : outcome, issue: renewalDue, notAfter: routing.status === 'passing' ? existing.notAfter : null };
 }

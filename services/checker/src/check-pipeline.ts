@@ -7,6 +7,7 @@
 // outbox rows in one transaction, many domains per transaction (group
 // commit). A domain stays leased until its last step is written.
 import {
+  acmeChallengeDelegated, acmeChallengeName, acmeDelegationTarget,
   errorMessage, CHECK_TYPES, encryptSecret, SEAL_PURPOSES, evaluateCertificate, evaluateOrigin, evaluateOwnership, challengeRecordName, GroupCommit, renewalDue, runTrigger,
   type CheckOutcome, type CheckReason, type ConfirmationSettings, type DataKeys, type LiveDomainStatus, type OriginObservation,
 } from '@cds/core';
@@ -86,6 +87,8 @@ interface ToIssue {
   checkCount: number;
   startedAt: Date;
   existing: CertificateRow | null;
+  /** The domain's name in ACME_DNS_ZONE when its challenge is delegated there: DNS-01 (DECISIONS §13). */
+  dns01At: string | null;
 }
 
 type Outcomes = { [T in (typeof CHECK_TYPES)[number]]: CheckOutcome<T> };
@@ -172,12 +175,15 @@ export class CheckPipeline {
     const { domain, checkCount } = item.leased;
     try {
       const startedAt = opts.now();
-      const [txt, routing, originSeen] = await Promise.all([
+      const delegationTarget = opts.acmeDnsZone === null ? null : acmeDelegationTarget(domain.challengeToken, opts.acmeDnsZone);
+      const [txt, routing, originSeen, delegation] = await Promise.all([
         timedCheck('ownership', () => opts.dns.txt(challengeRecordName(domain.hostname))),
         timedCheck('routing', () => observeRouting(opts.dns, domain.hostname, opts)),
         item.leased.hasActiveOrigin ? timedCheck('origin', async () => observeOrigin(await item.origin, domain, opts.origin, startedAt)) : noActiveOrigin(),
+        delegationTarget === null ? null : opts.dns.cnameChain(acmeChallengeName(domain.hostname)),
       ]);
       const ownership = evaluateOwnership(domain.hostname, domain.challengeToken, txt);
+      const dns01At = delegationTarget !== null && delegation !== null && acmeChallengeDelegated(delegation, delegationTarget) ? delegationTarget : null;
       // A certificate issued for a hostname's earlier domain is not this one's.
       const existing = item.leased.certificate?.domainId === domain.id ? item.leased.certificate : null;
       const previous = item.leased.checks.find((c) => c.type === 'certificate') ?? null;
@@ -186,7 +192,7 @@ export class CheckPipeline {
       const reissue = existing && reissueReason(existing, { issuer: opts.issuer.kind, directories: opts.acmeDirectories });
       // Only a certificate of this domain, with an issuer that knows renewal windows, waits for one.
       const window = existing && !reissue && opts.issuer.renewalWindow ? await opts.issuer.renewalWindow(existing.pemChain, existing.directoryUrl ?? null).catch(() => null) : null;
-      const plan = planCertificate(ownership, routing, existing, existing !== null && (reissue !== null || renewalDue(existing, startedAt, window)), startedAt, previous);
+      const plan = planCertificate(ownership, routing, existing, existing !== null && (reissue !== null || renewalDue(existing, startedAt, window)), startedAt, previous, dns01At !== null);
       observeCheckDuration('certificate', planStart);
       const observed: Outcomes = { ownership, routing, certificate: plan.outcome, origin: evaluateOrigin(originSeen) };
       countChecks(plan.issue ? { ownership, routing, origin: observed.origin } : observed);
@@ -208,7 +214,7 @@ export class CheckPipeline {
               this.held.delete(domain.id);
             } else {
               countConfirmation(step);
-              if (plan.issue) this.lanes.queueIssue({ step, checkCount, startedAt, existing });
+              if (plan.issue) this.lanes.queueIssue({ step, checkCount, startedAt, existing, dns01At });
               else this.held.delete(domain.id);
             }
           } finally {
@@ -237,7 +243,7 @@ export class CheckPipeline {
         // A renewal goes first to the directory that issued the certificate (DECISIONS §14).
         // A certificate of another issuer is replaced, not renewed: its CA is not this one.
         const replaced = item.existing?.issuer === opts.issuer.kind ? item.existing : null;
-        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, replaced?.pemChain ?? null, domain.applicationId, replaced?.directoryUrl ?? null));
+        const certificate = await timedCheck('certificate', () => opts.issuer.issue(domain.hostname, replaced?.pemChain ?? null, domain.applicationId, replaced?.directoryUrl ?? null, item.dns01At));
         if (acme) countAcmeOrder(null);
         issued = {
           hostname: domain.hostname, domainId: domain.id, issuer: opts.issuer.kind, pemChain: certificate.pemChain,

@@ -3,13 +3,14 @@
 // domains, so two replicas never check one domain at the same time. The work
 // on leased domains is the check pipeline's.
 import { randomUUID } from 'node:crypto';
-import { errorMessage, QUEUES, ROUTING_KEYS, WakeableLoop } from '@cds/core';
+import { CHECK_REASONS, errorMessage, QUEUES, ROUTING_KEYS, WakeableLoop } from '@cds/core';
 import { requiredSetting, type Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/outbound';
 import type { Logger } from '@cds/logging';
 import type { Bus, ReceivedMessage, Subscription } from '@cds/messaging';
 import { meteredDeadLetters, meteredHandler } from '@cds/metrics';
+import { DnsChallengeWriter } from './certificates/dns-challenge-writer';
 import type { CertificateIssuer } from './certificates/issuer';
 import { FallbackAcmeIssuer } from './certificates/fallback-acme-issuer';
 import { InternalCa } from './certificates/internal-ca';
@@ -17,6 +18,8 @@ import { LEASE_ROUNDS } from './check-lanes';
 import { CheckPipeline } from './check-pipeline';
 import { countDirectoryFailure, countDirectoryOrder, initCheckerMetrics, initDirectoryMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
+import { DnsUpdateClient } from './dns-update';
+import { EdgeCheckSpacing, edgeRequestUseless } from './edge-check-requests';
 
 /** The durable queue of `domain.check.requested`, shared by checker replicas. */
 export const CHECKER_QUEUE = QUEUES.checker;
@@ -58,13 +61,19 @@ const DEFAULT_LEASE_MS = 30_000;
 const CLEAN_UP_INTERVAL_MS = 5000;
 const CHALLENGE_MAX_AGE_MS = 3600_000;
 
+/** ACME_DNS_ZONE with its update server and key: the writer of delegated DNS-01 challenges (DECISIONS §13); null when unset. */
+export function dnsChallengeWriter(config: Pick<Config, 'acmeDnsZone' | 'acmeDnsUpdateServer' | 'acmeDnsTsigKey'>): DnsChallengeWriter | null {
+  const { acmeDnsZone: zone, acmeDnsUpdateServer: server, acmeDnsTsigKey: key } = config;
+  return zone && server && key ? new DnsChallengeWriter(new DnsUpdateClient({ server, zone, key })) : null;
+}
+
 function createIssuer(deps: CheckerDeps): CertificateIssuer {
   if (deps.issuer) return deps.issuer;
   const { config, store, now, logger } = deps;
   if (config.certIssuer === 'internal') return new InternalCa(store, config.dataEncryptionKeys, now);
   const issuer = new FallbackAcmeIssuer({
     store, encryptionKey: config.dataEncryptionKeys, directories: config.acmeDirectories, email: config.acmeEmail,
-    caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}),
+    caBundle: config.acmeCaBundle, dnsServers: config.dnsServers, ...(now ? { now } : {}), dnsChallenges: dnsChallengeWriter(config),
     orderBudget: { perHour: config.acmeOrdersPerHour, perApplicationPerHour: config.acmeOrdersPerApplicationPerHour },
     onReplacesRefused: (hostname, err) => logger.warn('the CA refused the renewal order naming the replaced certificate; ordered again without it', {
       hostname, error: errorMessage(err),
@@ -93,6 +102,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   const checkerId = deps.checkerId ?? randomUUID();
+  const edgeSpacing = new EdgeCheckSpacing();
   initCheckerMetrics();
   const seen = watchSeenCertificates(2 * config.checkIntervalLive + leaseMs, now);
   let stopped = false;
@@ -181,9 +191,17 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
     handler: meteredHandler(CHECKER_QUEUE, async (message: ReceivedMessage) => {
       if (message.routingKey !== ROUTING_KEYS.domainCheckRequested || stopped) return;
       const at = now();
+      const fromEdge = message.payload.reason === CHECK_REASONS.edge;
+      // An edge's request for a domain another edge's request had checked a moment ago: dropped before any write.
+      if (fromEdge && !edgeSpacing.take(message.payload.domain_id, at)) return;
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
-      if (leased) await pipeline.admit([leased], message.payload.reason);
+      if (!leased) return;
+      if (fromEdge && edgeRequestUseless(leased)) {
+        await store.run((r) => r.checkRuns.release([leased.domain.id], checkerId));
+        return;
+      }
+      await pipeline.admit([leased], message.payload.reason);
     }, {
       // The outbox row's time travels with the message; a redelivery's lag was counted the first time.
       writtenAt: (message) => (message.redelivered ? null : message.writtenAt),

@@ -1,4 +1,5 @@
-export { CHECKER_QUEUE, startChecker, type Checker, type CheckerDeps } from './checker';
+export { CHECKER_QUEUE, dnsChallengeWriter, startChecker, type Checker, type CheckerDeps } from './checker';
+export { DnsChallengeWriter } from './certificates/dns-challenge-writer';
 export { createDnsLookups, type DnsLookups } from './dns-lookups';
 export { InternalCa, INTERNAL_CA_SETTINGS } from './certificates/internal-ca';
 export { AcmeIssuer, ACME_REQUEST_TIMEOUT_MS, ACME_SETTINGS, ARI_REQUEST_TIMEOUT_MS, FAILED_VALIDATIONS_PER_HOUR, type AcmeIssuerOptions } from './certificates/acme-issuer';

@@ -11,6 +11,7 @@ import type { Logger } from '@cds/logging';
 import type { Bus, Subscription } from '@cds/messaging';
 import { AdmissionChain } from './admission/admission';
 import { AssertionSigner } from './admission/assertion-signer';
+import { CheckRequests } from './admission/check-requests';
 import { LiveWebSockets } from './admission/live-websockets';
 import { ProxyLimiter } from './admission/proxy-limiter';
 import { createCertificateStore } from './caches/certificate-store';
@@ -51,6 +52,11 @@ export interface EdgeOptions {
   logger: Logger;
   /** Fan-out of domain changes (at once); without it the change feed alone brings them, within about a second. */
   bus?: Bus;
+  /**
+   * ACME_DNS_ZONE (DECISIONS §13): set, a pending_dns domain may have its certificate before its routing passes, and a
+   * request that reaches it asks the checker (on `bus`) to check it at once. Absent or null: nothing is asked.
+   */
+  acmeDnsZone?: string | null;
   traffic: TrafficSink;
   observer?: EdgeObserver;
   httpsPort: number;
@@ -142,7 +148,10 @@ export async function startEdge(opts: EdgeOptions): Promise<Edge> {
 
   const subscription: Subscription | null = opts.bus ? await subscribeCacheInvalidation(opts.bus, { routes, certificates, signer, names }) : null;
 
-  const admission = new AdmissionChain({ routes, limiter, signer, observer });
+  const checkRequests = opts.acmeDnsZone && opts.bus
+    ? new CheckRequests({ bus: opts.bus, logger, onPublished: (ok) => observer.checkRequested?.(ok) })
+    : null;
+  const admission = new AdmissionChain({ routes, limiter, signer, observer, checkRequests });
   const answers = new EdgeAnswers(observer, logger);
   const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const serverOptions = listenerOptions(opts.headersTimeoutMs ?? 10_000, requestTimeoutMs);

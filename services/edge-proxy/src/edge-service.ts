@@ -44,6 +44,7 @@ export async function startEdgeService(deps: EdgeServiceDeps): Promise<EdgeServi
     cacheMaxAgeMs: config.edgeCacheMaxAge,
     logger,
     bus: deps.bus,
+    acmeDnsZone: config.acmeDnsZone,
     traffic,
     observer: edgeMetricsObserver(),
     httpsPort: config.edgeHttpsPort,

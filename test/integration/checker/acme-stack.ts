@@ -4,6 +4,7 @@
 // a bus (in-process, or RabbitMQ in a throwaway vhost) with the outbox relay,
 // the real edge answering HTTP-01, a checker, and an application with an
 // active origin.
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startChecker, type CertificateIssuer, type Checker } from '@cds/checker';
@@ -12,6 +13,8 @@ import type { Edge, EdgeObserver } from '@cds/edge-proxy';
 import { silentLogger, type Logger } from '@cds/logging';
 import { connectAmqpBus, InProcessBus, startOutboxRelay, type Bus, type OutboxRelay } from '@cds/messaging';
 import { startTestApi, type TestApi } from '../../support/api-harness';
+import { startBind9, type Bind9 } from '../../support/bind9';
+import { startUnbound, type Unbound } from '../../support/unbound';
 import { createVhost, deleteVhost, type TestVhost } from '../messaging/rabbit';
 import { startAcmeProxy, startAriResponder, type AcmeProxy, type AriResponder } from './acme-proxy';
 import { freePort, startCheckerDns, type CheckerDns } from './checker-dns';
@@ -36,6 +39,13 @@ export interface AcmeStackOptions {
   cas?: Array<{ eab?: Record<string, string> }>;
   /** The checker's clock. */
   now?: () => Date;
+  /**
+   * Certificates before cutover (DECISIONS §13): BIND serves `zone` and takes
+   * TSIG-signed updates, Unbound is the resolver of Pebble and the checker
+   * (the rest of the names from the test's DNS server), and ACME_DNS_* name
+   * them; `wrongKey`: ACME_DNS_TSIG_KEY has a secret BIND does not know.
+   */
+  delegation?: { zone: string; wrongKey?: boolean };
 }
 
 /** One CA of the stack: a Pebble and the proxy the checker talks to. */
@@ -61,6 +71,9 @@ export interface AcmeStack {
   app: { slug: string; key: string };
   /** The checker's latest warnings and errors, oldest first (what a test prints when it times out). */
   checkerLog: string[];
+  /** With `delegation`: the zone's server and the resolver. */
+  bind: Bind9 | null;
+  unbound: Unbound | null;
   /** Closes the edge now (a test that needs HTTP-01 to fail); stop() then leaves it. */
   closeEdge(): Promise<void>;
   stop(): Promise<void>;
@@ -94,11 +107,28 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
   try {
     const dns = await startCheckerDns();
     stops.push(() => dns.stop());
+    let resolver = dns.server;
+    let delegationEnv: Record<string, string> = {};
+    let bind: Bind9 | null = null;
+    let unbound: Unbound | null = null;
+    if (opts.delegation) {
+      const { zone, wrongKey } = opts.delegation;
+      const zoneServer = await startBind9({ zone });
+      bind = zoneServer;
+      stops.push(() => zoneServer.stop());
+      const updateServer = `${zoneServer.host}:${zoneServer.port}`;
+      const recursive = await startUnbound({ forwardZones: [{ zone: '.', server: dns.server }, { zone, server: updateServer, authoritative: true }] });
+      unbound = recursive;
+      stops.push(() => recursive.stop());
+      resolver = recursive.server;
+      const key = wrongKey ? `${zoneServer.key.name}:${zoneServer.key.algorithm}:${randomBytes(32).toString('base64')}` : zoneServer.keySetting;
+      delegationEnv = { ACME_DNS_ZONE: zone, ACME_DNS_UPDATE_SERVER: updateServer, ACME_DNS_TSIG_KEY: key };
+    }
     const httpPort = await freePort();
     const cas: StackCa[] = [];
     let ari: AriResponder | null = null;
     for (const [i, ca] of (opts.cas ?? [{}]).entries()) {
-      const pebble = await startPebble({ httpPort, dnsServer: dns.server, ...(ca.eab ? { externalAccountMACKeys: ca.eab } : {}) });
+      const pebble = await startPebble({ httpPort, dnsServer: resolver, ...(ca.eab ? { externalAccountMACKeys: ca.eab } : {}) });
       stops.push(() => pebble.stop());
       if (i === 0 && opts.ari) {
         const responder = await startAriResponder(pebble.listener);
@@ -118,7 +148,7 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     }
     const schedule = opts.schedule ?? '300ms';
     const api = await startTestApi({
-      EDGE_TARGET, DNS_SERVERS: dns.server, CERT_ISSUER: 'acme', ACME_DIRECTORY_URL: cas.map((ca) => ca.proxy.directoryUrl).join(','), ACME_CA_BUNDLE: caBundle,
+      EDGE_TARGET, DNS_SERVERS: resolver, CERT_ISSUER: 'acme', ...delegationEnv, ACME_DIRECTORY_URL: cas.map((ca) => ca.proxy.directoryUrl).join(','), ACME_CA_BUNDLE: caBundle,
       EDGE_HTTP_PORT: String(httpPort), CHECK_SCHEDULE_PENDING: schedule, CHECK_INTERVAL_LIVE: schedule, ...opts.env,
     });
     stops.push(() => api.close());
@@ -152,7 +182,7 @@ export async function startAcmeStack(opts: AcmeStackOptions = {}): Promise<AcmeS
     stops.push(() => checker.stop());
     const app = await api.createApplication(undefined, { api_requests_per_minute: 100_000 });
     await activateOrigin(api, app.slug, origin.url);
-    return { dns, pebble, proxy, cas, ari, api, bus, relay, edge, checker, origin, app, checkerLog, closeEdge, stop };
+    return { dns, pebble, proxy, cas, ari, api, bus, relay, edge, checker, origin, app, checkerLog, bind, unbound, closeEdge, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -69,7 +69,7 @@ export interface DomainView {
   hostname: string;
   status: string;
   checks: CheckView[];
-  dns_records: Array<{ name: string; type: string; value: string }>;
+  dns_records: Array<{ name: string; type: string; value: string; purpose: string }>;
   [field: string]: unknown;
 }
 
@@ -172,5 +172,7 @@ export function startTestEdge(api: TestApi, httpPort: number, bus?: Bus, observe
     dataEncryptionKey: api.config.dataEncryptionKey,
     deploymentKey: { kid: api.config.assertionDeploymentKid, secret: requiredSetting(api.config, 'assertionDeploymentKey') },
     originTimeoutMs: 2000,
+    // DECISIONS §13: with the zone set, a request to a pending_dns domain asks for its check.
+    acmeDnsZone: api.config.acmeDnsZone,
   });
 }

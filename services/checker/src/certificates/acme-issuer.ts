@@ -16,7 +16,8 @@ import type { ExternalAccountBinding } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { checkCaa } from './caa';
 import { caaIdentitiesOf } from './caa-identities';
-import { orderCertificate, resumableOrder } from './acme-order';
+import { orderCertificate, resumableOrder, type Dns01Answer } from './acme-order';
+import type { DnsChallengeWriter } from './dns-challenge-writer';
 import { AcmeOrderBudget } from './acme-order-budget';
 import { AcmeUnavailable, boundAcmeRequests, CA_FAILURES } from './acme-transport';
 import { certificateMismatch } from './certificate-match';
@@ -63,6 +64,8 @@ export interface AcmeIssuerOptions {
   caaIdentities?: readonly string[] | null;
   /** False: a 5xx or 429 answer fails the order at once (another directory is there to try) instead of being asked again. */
   retryServerErrors?: boolean;
+  /** ACME_DNS_ZONE and its update server: writes the DNS-01 challenges of delegated hostnames (DECISIONS §13). */
+  dnsChallenges?: DnsChallengeWriter | null;
 }
 
 interface Directory {
@@ -114,7 +117,7 @@ export class AcmeIssuer implements CertificateIssuer {
   }
 
   /** Throws AcmeBudgetWait, before anything is sent to the CA, when the order budget has no slot for it this hour. */
-  async issue(hostname: string, replacing: string | null, applicationId: string): Promise<IssuedCertificate> {
+  async issue(hostname: string, replacing: string | null, applicationId: string, _issuedBy: string | null = null, dns01At: string | null = null): Promise<IssuedCertificate> {
     const caa = await checkCaa(this.resolver, hostname, await this.caaIdentities());
     if (!caa.allowed) {
       throw new IssuanceError('caa_forbids_issuance', `The CAA records of ${caa.name} (${caa.found.join(', ')}) do not allow this CA to issue.`);
@@ -122,17 +125,20 @@ export class AcmeIssuer implements CertificateIssuer {
     // An order an earlier try placed and did not see stored (its checker killed, the database away) is carried on:
     // a second order would have the CA issue the hostname a second certificate.
     const saved = await this.savedOrders.find(hostname, replacing);
-    return this.order(hostname, replacing, applicationId, saved && orderDirectory(saved, [this.directoryUrl]) ? saved : null);
+    return this.order(hostname, replacing, applicationId, saved && orderDirectory(saved, [this.directoryUrl]) ? saved : null, dns01At);
   }
 
   /**
    * The order after CAA allowed it: `saved` is an order this directory
    * accepted for the same certificate (carried on instead of a new one).
    * Throws AcmeBudgetWait as `issue` does, and DirectoryFailure when the CA
-   * fails at its side.
+   * fails at its side. `dns01At`: answered by DNS-01 there (DECISIONS §13).
    */
-  async order(hostname: string, replacing: string | null, applicationId: string, saved: SavedOrder | null): Promise<IssuedCertificate> {
+  async order(hostname: string, replacing: string | null, applicationId: string, saved: SavedOrder | null, dns01At: string | null = null): Promise<IssuedCertificate> {
     await this.checkFailedValidations(hostname);
+    const dns01 = dns01At === null ? null : this.dns01Answer(dns01At);
+    // A zone that will not take the record is found before an order or a budget slot is spent on it.
+    if (dns01) await this.opts.dnsChallenges?.probe(dns01.name);
     const client = await this.account();
     const resumed = saved ? await resumableOrder(client, saved.url) : null;
     const keyPem = resumed && saved ? saved.keyPem : (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
@@ -146,6 +152,7 @@ export class AcmeIssuer implements CertificateIssuer {
         saveChallenge: (token: string, keyAuthorization: string) => store.run((r) => r.acmeChallenges.save({ token, hostname, keyAuthorization, createdAt: this.now() })),
         removeChallenge: (token: string) => store.run((r) => r.acmeChallenges.delete(token)),
         onReplacesRefused: (err: unknown) => this.opts.onReplacesRefused?.(hostname, err),
+        dns01,
       };
       if (resumed) this.opts.onOrderResumed?.(hostname, resumed.status);
       const chain = await orderCertificate(client, request, resumed, (order) =>
@@ -167,6 +174,12 @@ export class AcmeIssuer implements CertificateIssuer {
       if (failureCountsAgainstHostname(message, hostname)) await store.run((r) => r.rateCounters.hit(`acme:failed:${hostname}`, HOUR_SECONDS, this.now()));
       throw new IssuanceError('certificate_issuance_failed', said);
     }
+  }
+
+  private dns01Answer(name: string): Dns01Answer {
+    const writer = this.opts.dnsChallenges;
+    if (!writer) throw new IssuanceError('certificate_issuance_failed', `The challenge of ${name} is delegated, but ACME_DNS_ZONE is not set on this checker.`);
+    return { name, publish: (at, value) => writer.publish(at, value), remove: (at, value) => writer.remove(at, value) };
   }
 
   /** The certificate is in the database: its order need not be carried on any more. */

@@ -1,4 +1,5 @@
-// One RFC 8555 order for one hostname, answered over HTTP-01. acme-client's
+// One RFC 8555 order for one hostname, answered over HTTP-01, or over DNS-01
+// in the zone the hostname's challenge is delegated to (DECISIONS §13). acme-client's
 // auto() builds the newOrder payload from the CSR alone, so a renewal could
 // not name the certificate it replaces (RFC 9773 §5); this is the same flow
 // with the order placed here.
@@ -14,6 +15,14 @@ export interface OrderRequest {
   removeChallenge(token: string): Promise<void>;
   /** Told when the CA refused `replaces` and the order was placed again without it. */
   onReplacesRefused?(err: unknown): void;
+  /** Set: answer DNS-01 with a TXT record at `name` (the hostname's name in ACME_DNS_ZONE) instead of HTTP-01. */
+  dns01?: Dns01Answer | null;
+}
+
+export interface Dns01Answer {
+  name: string;
+  publish(name: string, value: string): Promise<void>;
+  remove(name: string, value: string): Promise<void>;
 }
 
 /** Order states a checker can carry on from: the CA still has work to do, or the certificate to hand out. */
@@ -75,13 +84,17 @@ async function placeOrder(client: acme.Client, req: OrderRequest): Promise<acme.
 }
 
 async function authorize(client: acme.Client, authz: acme.Authorization, req: OrderRequest): Promise<void> {
-  const challenge = authz.challenges.find((c) => c.type === 'http-01');
-  if (!challenge) throw new Error(`the CA offered no http-01 challenge for ${authz.identifier.value}`);
+  const type = req.dns01 ? 'dns-01' : 'http-01';
+  const challenge = authz.challenges.find((c) => c.type === type);
+  if (!challenge) throw new Error(`the CA offered no ${type} challenge for ${authz.identifier.value}`);
+  // For dns-01, acme-client gives the TXT value: the key authorization's SHA-256, base64url.
   const keyAuthorization = await client.getChallengeKeyAuthorization(challenge);
+  const { dns01 } = req;
   let completed = false;
   try {
-    await req.saveChallenge(challenge.token, keyAuthorization);
-    // The edges answer from the database; asking the hostname ourselves proves nothing more.
+    if (dns01) await dns01.publish(dns01.name, keyAuthorization);
+    else await req.saveChallenge(challenge.token, keyAuthorization);
+    // The edges answer from the database, and the zone's own server has answered the TXT: asking ourselves proves nothing more.
     await client.completeChallenge(challenge);
     completed = true;
     await client.waitForValidStatus(challenge);
@@ -90,6 +103,7 @@ async function authorize(client: acme.Client, authz: acme.Authorization, req: Or
     if (!completed) await client.deactivateAuthorization(authz).catch(() => undefined);
     throw err;
   } finally {
-    await req.removeChallenge(challenge.token).catch(() => undefined);
+    if (dns01) await dns01.remove(dns01.name, keyAuthorization).catch(() => undefined);
+    else await req.removeChallenge(challenge.token).catch(() => undefined);
   }
 }

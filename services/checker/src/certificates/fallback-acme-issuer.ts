@@ -56,7 +56,7 @@ export class FallbackAcmeIssuer implements CertificateIssuer {
   }
 
   /** Throws AcmeBudgetWait as AcmeIssuer does; with every directory failed, the last failure (or all of them). */
-  async issue(hostname: string, replacing: string | null, applicationId: string, issuedBy: string | null = null): Promise<IssuedCertificate> {
+  async issue(hostname: string, replacing: string | null, applicationId: string, issuedBy: string | null = null, dns01At: string | null = null): Promise<IssuedCertificate> {
     const caa = await closestCaaRecords(this.resolver, hostname);
     const saved = await this.savedOrders.find(hostname, replacing);
     const savedAt = saved ? orderDirectory(saved, this.urls) : null;
@@ -71,7 +71,7 @@ export class FallbackAcmeIssuer implements CertificateIssuer {
           refusals.push(verdict);
           continue;
         }
-        return await this.orderAt(issuer, hostname, replacing, applicationId, url === savedAt ? saved : null);
+        return await this.orderAt(issuer, hostname, replacing, applicationId, url === savedAt ? saved : null, dns01At);
       } catch (err) {
         if (!(err instanceof DirectoryFailure)) throw err;
         this.opts.onDirectorySetAside?.(err, this.setAside.setAside(url, this.now()));
@@ -82,9 +82,9 @@ export class FallbackAcmeIssuer implements CertificateIssuer {
   }
 
   /** One order tried at a directory, told to onDirectoryOrder unless the order budget held it back (nothing was tried). */
-  private async orderAt(issuer: AcmeIssuer, hostname: string, replacing: string | null, applicationId: string, saved: SavedOrder | null): Promise<IssuedCertificate> {
+  private async orderAt(issuer: AcmeIssuer, hostname: string, replacing: string | null, applicationId: string, saved: SavedOrder | null, dns01At: string | null): Promise<IssuedCertificate> {
     try {
-      const issued = await issuer.order(hostname, replacing, applicationId, saved);
+      const issued = await issuer.order(hostname, replacing, applicationId, saved, dns01At);
       this.opts.onDirectoryOrder?.(issuer.directoryUrl, true);
       return issued;
     } catch (err) {

@@ -49,9 +49,10 @@ export interface CertificateIssuer {
   /**
    * `replacing`: the PEM chain of the certificate a renewal replaces (null for a first issue);
    * `applicationId`: the domain's application, whose ACME order budget the order uses;
-   * `issuedBy`: the ACME directory that issued the certificate replaced, asked first.
+   * `issuedBy`: the ACME directory that issued the certificate replaced, asked first;
+   * `dns01At`: the hostname's name in ACME_DNS_ZONE when its challenge is delegated there (DECISIONS §13), answered by DNS-01.
    */
-  issue(hostname: string, replacing: string | null, applicationId: string, issuedBy?: string | null): Promise<IssuedCertificate>;
+  issue(hostname: string, replacing: string | null, applicationId: string, issuedBy?: string | null, dns01At?: string | null): Promise<IssuedCertificate>;
   /** Told once a certificate `issue` gave is stored, so that nothing of its order is kept for a later try. */
   certificateStored?(hostname: string): Promise<void>;
   /** The CA's suggested renewal window for a certificate it issued (ACME Renewal Information), when it offers one. */

@@ -10,6 +10,7 @@ import { isHttp2, requestAuthority, type EdgeRequest } from '../listeners/client
 import { hostName, PAGES, type Page } from '../listeners/edge-pages';
 import type { EdgeObserver } from '../observing/edge-observer';
 import type { AssertionSigner } from './assertion-signer';
+import { CHECK_REQUESTED_RETRY_AFTER_SECONDS, type CheckRequests } from './check-requests';
 import type { ProxyLimiter, LimitVerdict } from './proxy-limiter';
 
 /** Forward to the route's origin with this assertion, redirect to this hostname, or answer this page. */
@@ -33,6 +34,8 @@ export interface AdmissionChainDeps {
   limiter: ProxyLimiter;
   signer: AssertionSigner;
   observer: EdgeObserver;
+  /** With ACME_DNS_ZONE: checks asked for when a request reaches a pending_dns domain (DECISIONS §13). */
+  checkRequests?: CheckRequests | null;
 }
 
 export class AdmissionChain {
@@ -56,6 +59,18 @@ export class AdmissionChain {
     if (isHttp2(req) && req.headers.host !== undefined && hostName(req.headers.host) !== sni) return { page: PAGES.misdirected, slug: null };
     const route = this.route(sni);
     return route instanceof Promise ? route.then((r) => this.admitRoute(r)) : this.admitRoute(route);
+  }
+
+  /**
+   * A request reached this edge for a pending_dns domain: with ACME_DNS_ZONE its routing may have moved
+   * (DECISIONS §13), so a check is asked for and the answer says to come back in 5 s. Undefined (the
+   * page's usual headers) otherwise.
+   */
+  pendingDns(route: DomainRoute): Record<string, number> | undefined {
+    const requests = this.deps.checkRequests;
+    if (!requests) return undefined;
+    requests.request(route);
+    return { 'retry-after': CHECK_REQUESTED_RETRY_AFTER_SECONDS };
   }
 
   private admitRoute(route: Route): Admission | Promise<Admission> {
@@ -83,6 +98,7 @@ export class AdmissionChain {
   }
 
   private admitServed(route: DomainRoute, page: Page | null): Admission | Promise<Admission> {
+    if (page === PAGES.pendingDns) return { page, slug: route.application.slug, headers: this.pendingDns(route) };
     if (page) return { page, slug: route.application.slug };
     const verdict = this.deps.limiter.check(route.application);
     return 'allowed' in verdict ? this.admitLimited(route, verdict) : verdict.then((v) => this.admitLimited(route, v));

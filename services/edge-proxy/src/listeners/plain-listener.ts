@@ -41,7 +41,8 @@ export function createPlainListener(deps: PlainListenerDeps): http.Server {
       res.writeHead(308, { location: httpsLocation(host, deps.httpsPort(), url), 'content-length': 0 }).end();
       return;
     }
-    answers.page(res, page ?? PAGES.unknownHostname, route.kind === 'domain' ? route.application.slug : null, started);
+    const headers = route.kind === 'domain' && page === PAGES.pendingDns ? admission.pendingDns(route) : undefined;
+    answers.page(res, page ?? PAGES.unknownHostname, route.kind === 'domain' ? route.application.slug : null, started, headers);
   }
 
   const server = http.createServer(deps.serverOptions, (req, res) => void serve(req, res).catch((err: unknown) => answers.failed(res, err)));

@@ -1,5 +1,5 @@
 import { registry } from '@cds/metrics';
-import { CONNECTIONS_REFUSED_METRIC, edgeMetricsObserver } from './edge-metrics';
+import { CHECK_REQUESTS_METRIC, CONNECTIONS_REFUSED_METRIC, edgeMetricsObserver } from './edge-metrics';
 
 describe('edge metrics: refused connections', () => {
   it('shows every reason at zero from the start, then counts each refusal under its reason', async () => {
@@ -13,5 +13,20 @@ describe('edge metrics: refused connections', () => {
     observer.connectionRefused('proxy_header');
     observer.connectionRefused('max_connections');
     expect(await values()).toEqual({ max_connections: 2, max_connections_per_client: 0, untrusted_peer: 0, proxy_header: 1 });
+  });
+});
+
+describe('edge metrics: check requests', () => {
+  it('shows both outcomes at zero from the start, then counts each publish under its outcome', async () => {
+    const observer = edgeMetricsObserver();
+    const values = async () => {
+      const metric = await registry.getSingleMetric(CHECK_REQUESTS_METRIC)?.get();
+      return Object.fromEntries((metric?.values ?? []).map((v) => [v.labels.outcome, v.value]));
+    };
+    expect(await values()).toEqual({ published: 0, failed: 0 });
+    observer.checkRequested?.(true);
+    observer.checkRequested?.(true);
+    observer.checkRequested?.(false);
+    expect(await values()).toEqual({ published: 2, failed: 1 });
   });
 });

@@ -13,6 +13,7 @@ import type { DatabaseReadPurpose, EdgeObserver } from './edge-observer';
 export const CONTROL_PLANE_METRIC = 'cds_edge_control_plane_reachable';
 export const CONNECTIONS_REFUSED_METRIC = 'cds_edge_connections_refused_total';
 export const DATABASE_QUERIES_METRIC = 'cds_edge_database_queries_total';
+export const CHECK_REQUESTS_METRIC = 'cds_edge_check_requests_total';
 
 const DATABASE_READ_PURPOSES: DatabaseReadPurpose[] = ['route', 'certificate', 'key', 'challenge', 'feed', 'names'];
 
@@ -36,6 +37,7 @@ const LOOKUP_KEYS = {
 let reachableGauge: Gauge | undefined;
 let refusedCounter: Counter<'reason'> | undefined;
 let queriesCounter: Counter<'purpose'> | undefined;
+let checkRequestsCounter: Counter<'outcome'> | undefined;
 
 export function edgeMetricsObserver(): EdgeObserver {
   const m = edgeMetrics();
@@ -58,6 +60,14 @@ export function edgeMetricsObserver(): EdgeObserver {
     registers: [registry],
   }));
   for (const purpose of DATABASE_READ_PURPOSES) queries.inc({ purpose }, 0);
+  // At most one per pending_dns domain per 10 s (ACME_DNS_ZONE): counted directly.
+  const checkRequests = (checkRequestsCounter ??= new Counter({
+    name: CHECK_REQUESTS_METRIC,
+    help: 'Checks of pending_dns domains the edge asked for when a request reached them (ACME_DNS_ZONE), by outcome (published, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }));
+  for (const outcome of ['published', 'failed']) checkRequests.inc({ outcome }, 0);
   for (const cache of ['route', 'certificate', 'assertion']) for (const result of ['hit', 'miss']) m.cacheLookups.inc({ cache, result }, 0);
   // Rejections by each proxied-request limit show at zero before the first one.
   for (const { name } of Object.values(PROXY_LIMITS)) limiter.rejections.inc({ server: 'edge', limiter: name }, 0);
@@ -106,6 +116,9 @@ export function edgeMetricsObserver(): EdgeObserver {
     },
     databaseRead(purpose) {
       queries.inc({ purpose });
+    },
+    checkRequested(published) {
+      checkRequests.inc({ outcome: published ? 'published' : 'failed' });
     },
   };
 }

@@ -24,6 +24,8 @@ export interface EdgeObserver {
   databaseRead?(purpose: DatabaseReadPurpose): void;
   /** One ACME HTTP-01 answer on the plain listener, and the seconds from the request to it (optional, like databaseRead). */
   challengeAnswered?(status: number, seconds: number): void;
+  /** One `domain.check.requested` the edge published for a pending_dns domain, or failed to (optional, like databaseRead). */
+  checkRequested?(published: boolean): void;
 }
 
 /** The observer of an edge started without one. */
