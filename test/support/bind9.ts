@@ -10,13 +10,11 @@
 // user owns. Debian's AppArmor profile for named would confine it to /etc/bind
 // and /var/cache/bind, but these machines run without AppArmor; where it is
 // enforced, `aa-complain /usr/sbin/named` lets named use a temporary directory.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { promises as dns } from 'node:dns';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from './eventually';
+import { startDnsDaemon } from './dns-daemon';
 import { freePort } from './free-port';
 
 const NAMED = '/usr/sbin/named';
@@ -34,7 +32,6 @@ export interface Bind9 {
 }
 
 /** Keeps the end of named's output: it logs every zone update. */
-const MAX_OUTPUT = 64 * 1024;
 
 export async function startBind9(opts: { zone: string; key?: TsigKey /* default: a fresh random hmac-sha256 key named `cds-test` */ }): Promise<Bind9> {
   if (!existsSync(NAMED)) throw new Error(`${NAMED} is missing: scripts/ensure-services.sh installs Debian's bind9`);
@@ -74,37 +71,7 @@ export async function startBind9(opts: { zone: string; key?: TsigKey /* default:
     '};',
     '',
   ].join('\n'));
-  const child: ChildProcess = spawn(NAMED, ['-g', '-4', '-n', '1', '-c', join(dir, 'named.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output += chunk.toString();
-    if (output.length > MAX_OUTPUT) output = output.slice(-MAX_OUTPUT);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const resolver = new dns.Resolver({ timeout: 500, tries: 1 });
-  resolver.setServers([`127.0.0.1:${port}`]);
-  let lastError: unknown = null;
-  try {
-    await eventually(`named to answer SOA ${zone}`, async () => {
-      if (child.exitCode !== null) throw new Error(`named exited with ${child.exitCode}:\n${output}`);
-      return resolver.resolveSoa(zone).then(() => true, (err: unknown) => {
-        lastError = err;
-        return false;
-      });
-    }, { timeoutMs: 15_000, intervalMs: 100, explain: () => `${String(lastError)}\n${output}` });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const stop = await startDnsDaemon({ name: 'named', command: NAMED, args: ['-g', '-4', '-n', '1', '-c', join(dir, 'named.conf')], dir, port, probe: (resolver) => resolver.resolveSoa(zone) });
   return {
     host: '127.0.0.1',
     port,

@@ -14,12 +14,10 @@
 // a test sees every change on the servers at once. Runs in the foreground (-d)
 // as the user running the tests (username "" keeps it from switching to the
 // `unbound` user, chroot "" from chrooting to /etc/unbound), logging to stderr.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { promises as dns } from 'node:dns';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from './eventually';
+import { startDnsDaemon } from './dns-daemon';
 import { freePort } from './free-port';
 
 const UNBOUND = '/usr/sbin/unbound';
@@ -43,7 +41,6 @@ export interface UnboundZone {
 const DEFAULT_LOCAL_ZONES = ['test', 'invalid', 'onion', 'home.arpa', 'localhost'];
 /** A name Unbound answers from its own configuration: the readiness probe. */
 const PROBE = 'ready.unbound.invalid';
-const MAX_OUTPUT = 64 * 1024;
 
 function address(server: string): string {
   const match = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(server);
@@ -96,36 +93,6 @@ export async function startUnbound(opts: { forwardZones: UnboundZone[] }): Promi
   ];
   const config = join(dir, 'unbound.conf');
   writeFileSync(config, lines.join('\n'));
-  const child: ChildProcess = spawn(UNBOUND, ['-d', '-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output += chunk.toString();
-    if (output.length > MAX_OUTPUT) output = output.slice(-MAX_OUTPUT);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const resolver = new dns.Resolver({ timeout: 500, tries: 1 });
-  resolver.setServers([`127.0.0.1:${port}`]);
-  let lastError: unknown = null;
-  try {
-    await eventually('unbound to answer', async () => {
-      if (child.exitCode !== null) throw new Error(`unbound exited with ${child.exitCode}:\n${output}`);
-      return resolver.resolveTxt(PROBE).then(() => true, (err: unknown) => {
-        lastError = err;
-        return false;
-      });
-    }, { timeoutMs: 15_000, intervalMs: 100, explain: () => `${String(lastError)}\n${output}` });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const stop = await startDnsDaemon({ name: 'unbound', command: UNBOUND, args: ['-d', '-c', config], dir, port, probe: (resolver) => resolver.resolveTxt(PROBE) });
   return { host: '127.0.0.1', port, server: `127.0.0.1:${port}`, stop };
 }
