@@ -33,3 +33,4 @@ export * from './database-url';
 export * from './postgres-tls';
 export * from './header-names';
 export * from './wakeable-loop';
+export * from './key-spacing';

@@ -31,6 +31,9 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 export const CHECK_REASONS = { created: 'created', recheck: 'recheck', scheduled: 'scheduled', edge: 'edge' } as const;
 export type CheckReason = (typeof CHECK_REASONS)[keyof typeof CHECK_REASONS];
 
+/** DECISIONS §13: each edge asks for a domain's check at most once per this long, and a checker runs at most one such check per domain per this long. */
+export const EDGE_CHECK_SPACING_MS = 10_000;
+
 export const DOMAIN_CHANGES = { created: 'created', status: 'status', deleted: 'deleted', certificate: 'certificate' } as const;
 export type DomainChange = (typeof DOMAIN_CHANGES)[keyof typeof DOMAIN_CHANGES];
 

@@ -3,7 +3,7 @@
 // domains, so two replicas never check one domain at the same time. The work
 // on leased domains is the check pipeline's.
 import { randomUUID } from 'node:crypto';
-import { CHECK_REASONS, errorMessage, QUEUES, ROUTING_KEYS, WakeableLoop } from '@cds/core';
+import { CHECK_REASONS, EDGE_CHECK_SPACING_MS, errorMessage, KeySpacing, QUEUES, ROUTING_KEYS, WakeableLoop } from '@cds/core';
 import { requiredSetting, type Config } from '@cds/config';
 import type { DataStore } from '@cds/data';
 import { trustedCasWithBundle } from '@cds/outbound';
@@ -19,7 +19,7 @@ import { CheckPipeline } from './check-pipeline';
 import { countDirectoryFailure, countDirectoryOrder, initCheckerMetrics, initDirectoryMetrics, watchSeenCertificates } from './checker-metrics';
 import { createDnsLookups } from './dns-lookups';
 import { DnsUpdateClient } from './dns-update';
-import { EdgeCheckSpacing, edgeRequestUseless } from './edge-check-requests';
+import { edgeRequestUseless } from './edge-check-requests';
 
 /** The durable queue of `domain.check.requested`, shared by checker replicas. */
 export const CHECKER_QUEUE = QUEUES.checker;
@@ -102,7 +102,8 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   const checkerId = deps.checkerId ?? randomUUID();
-  const edgeSpacing = new EdgeCheckSpacing();
+  // DECISIONS §13: one run per domain per spacing for the edges' requests, however many edges ask.
+  const edgeSpacing = new KeySpacing({ spacingMs: EDGE_CHECK_SPACING_MS });
   initCheckerMetrics();
   const seen = watchSeenCertificates(2 * config.checkIntervalLive + leaseMs, now);
   let stopped = false;
@@ -193,7 +194,7 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       const at = now();
       const fromEdge = message.payload.reason === CHECK_REASONS.edge;
       // An edge's request for a domain another edge's request had checked a moment ago: dropped before any write.
-      if (fromEdge && !edgeSpacing.take(message.payload.domain_id, at)) return;
+      if (fromEdge && !edgeSpacing.take(message.payload.domain_id, at.getTime())) return;
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
       if (!leased) return;

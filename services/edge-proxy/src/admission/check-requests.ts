@@ -4,73 +4,31 @@
 // once, at most once per domain per 10 s from this edge (the checker keeps it
 // to one run per 10 s across edges). The request never waits for it, nor fails
 // with it: it is answered as before, with Retry-After: 5.
-import { CHECK_REASONS, errorMessage, ROUTING_KEYS, type DomainCheckRequestedPayload } from '@cds/core';
+import { CHECK_REASONS, EDGE_CHECK_SPACING_MS, errorMessage, KeySpacing, ROUTING_KEYS, type DomainCheckRequestedPayload } from '@cds/core';
 import type { Logger } from '@cds/logging';
 import type { Bus } from '@cds/messaging';
 import type { DomainRoute } from '../caches/route-table';
 
-/** One request for a check per domain per this long, from one edge. */
-export const CHECK_REQUEST_SPACING_MS = 10_000;
-
 /** The Retry-After of a pending_dns answer while checks are asked for: the domain may be served a few seconds later. */
 export const CHECK_REQUESTED_RETRY_AFTER_SECONDS = 5;
-
-/**
- * Which domains may be asked about now: at most once per `spacingMs` each.
- * Holds only the domains asked about within the last `spacingMs` (older
- * entries are forgotten as new ones come), so its memory is bounded by what
- * one spacing brings.
- */
-export class CheckRequestThrottle {
-  /** Domain id → when it was last asked about; insertion order is time order (an entry is moved to the end when renewed). */
-  private readonly asked = new Map<string, number>();
-  private readonly spacingMs: number;
-  private readonly now: () => number;
-
-  constructor(opts: { spacingMs?: number; now?: () => number } = {}) {
-    this.spacingMs = opts.spacingMs ?? CHECK_REQUEST_SPACING_MS;
-    this.now = opts.now ?? Date.now;
-  }
-
-  /** True when `domainId` was not asked about within the spacing; it counts as asked about now then. */
-  take(domainId: string): boolean {
-    const now = this.now();
-    this.forget(now);
-    if (this.asked.has(domainId)) return false;
-    this.asked.set(domainId, now);
-    return true;
-  }
-
-  /** Domains remembered (asked about within the spacing, or not swept yet). */
-  get size(): number {
-    return this.asked.size;
-  }
-
-  /** Drops the entries the spacing has passed for, oldest first. */
-  private forget(now: number): void {
-    for (const [domainId, at] of this.asked) {
-      if (now - at < this.spacingMs) return;
-      this.asked.delete(domainId);
-    }
-  }
-}
 
 export interface CheckRequestsDeps {
   bus: Bus;
   logger: Logger;
-  throttle?: CheckRequestThrottle;
+  /** Default: one request per domain per EDGE_CHECK_SPACING_MS. */
+  throttle?: KeySpacing;
   /** Each publish that resolved or failed (metrics). */
   onPublished?: (ok: boolean) => void;
 }
 
 /** Asks the checker to check pending_dns domains that requests reached; one per domain per spacing. */
 export class CheckRequests {
-  private readonly throttle: CheckRequestThrottle;
+  private readonly throttle: KeySpacing;
   /** A failing bus is told once (warn) until a publish goes through again; the failures between are debug. */
   private failing = false;
 
   constructor(private readonly deps: CheckRequestsDeps) {
-    this.throttle = deps.throttle ?? new CheckRequestThrottle();
+    this.throttle = deps.throttle ?? new KeySpacing({ spacingMs: EDGE_CHECK_SPACING_MS });
   }
 
   /** Asks for a check of the route's domain unless this edge did within the spacing; returns at once. */
