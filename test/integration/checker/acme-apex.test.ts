@@ -51,8 +51,10 @@ const name = (label: string) => `${label}-${process.pid}.com`;
 
 /** The ownership TXT, and the apex's A and AAAA answers set to `addresses`. */
 async function publishApex(domain: DomainView, addresses: string[]): Promise<void> {
-  await publishRecords(stack.dns, domain, { cname: false });
+  // Addresses first: challtestsrv answers 127.0.0.1 for a name it was told nothing of, an
+  // edge address, so a check between the TXT and the addresses would see the domain routed.
   await stack.dns.setAddresses(domain.hostname, addresses);
+  await publishRecords(stack.dns, domain, { cname: false });
 }
 
 interface Reply {
