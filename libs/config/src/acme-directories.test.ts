@@ -2,14 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError } from './config-error';
 import { configSchemaDoc } from './config-doc';
 import { loadConfig, loadConfigSubset } from './load-config';
+import { splitEnv } from '../../../test/support/split-env';
 
-const splitEnv = {
-  OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
-  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
-  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
-};
 const LE = 'https://acme-v02.api.letsencrypt.org/directory';
 const ZEROSSL = 'https://acme.zerossl.com/v2/DV90';
 const HMAC = randomBytes(32).toString('base64url');

@@ -1,17 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { loadConfig } from './load-config';
+import { splitEnv } from '../../../test/support/split-env';
 
 const SECRET = Buffer.alloc(32, 7).toString('base64');
 const KEY = `cds-acme:hmac-sha256:${SECRET}`;
 const ALL = { ACME_DNS_ZONE: 'Acme.Edge.Example.com.', ACME_DNS_UPDATE_SERVER: '192.0.2.53:5353', ACME_DNS_TSIG_KEY: KEY };
 
-const splitEnv = {
-  OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
-  DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
-  AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
-  DATABASE_URL: 'postgres://postgres@127.0.0.1/test',
-};
 
 const load = (env: NodeJS.ProcessEnv) => loadConfig({ mode: 'split', env: { ...splitEnv, ...env } });
 const errorOf = (env: NodeJS.ProcessEnv): Error => {
