@@ -6,9 +6,10 @@ import { DataSource, MigrationExecutor, type DataSourceOptions, type EntityManag
 import type { DataStore, Repositories } from './data-store.types';
 import { postgresConnection, type DatabaseKind, type DatabaseTarget } from './database-url';
 import { entitySchemas } from './entities';
-import { buildConcurrentIndexes, pendingConcurrentIndexes, takeAdvisoryXactLock } from './concurrent-index-build';
+import { withAdvisoryXactLock } from './advisory-lock';
+import { buildConcurrentIndexes, pendingConcurrentIndexes } from './concurrent-index-build';
 import { MIGRATIONS } from './migrations';
-import { declaresConcurrentIndexes, type ConcurrentIndex } from './migrations/concurrent-index';
+import { concurrentIndexesOf, type ConcurrentIndex } from './migrations/concurrent-index';
 import { Mutex } from './mutex';
 import { createRepositories } from './repositories';
 import { SLOW_QUERY_MS, typeOrmLogger } from './typeorm-logger';
@@ -131,7 +132,7 @@ class TypeOrmDataStore implements DataStore {
   /** The indexes declared by the migrations applied to this database, to be built concurrently. */
   private async declaredIndexes(): Promise<ConcurrentIndex[]> {
     const executed = new Set((await new MigrationExecutor(this.dataSource).getExecutedMigrations()).map((migration) => migration.name));
-    return this.dataSource.migrations.filter((migration) => migration.name && executed.has(migration.name)).flatMap((migration) => (declaresConcurrentIndexes(migration) ? migration.concurrentIndexes : []));
+    return concurrentIndexesOf(this.dataSource.migrations, executed);
   }
 
   pendingMigrations(): Promise<string[]> {
@@ -194,9 +195,8 @@ class TypeOrmDataStore implements DataStore {
    * time and the second finds nothing left to do. A transaction keeps one
    * server connection even behind PgBouncer in transaction mode, where a
    * session lock would be taken on one server connection, released on another
-   * and leak. A failed migration rolls back every migration of the run. The
-   * lock is polled, never waited for inside a statement (see
-   * concurrent-index-build.ts, whose builds run after this transaction).
+   * and leak (advisory-lock.ts). A failed migration rolls back every migration
+   * of the run.
    * SQLite is already serialized by the mutex; each migration has its own transaction.
    */
   private async withMigrationLock<T>(work: (queryRunner: QueryRunner) => Promise<T>): Promise<T> {
@@ -208,17 +208,7 @@ class TypeOrmDataStore implements DataStore {
         await queryRunner.release();
       }
     }
-    const locked = await takeAdvisoryXactLock(this.dataSource, MIGRATION_LOCK_KEY);
-    try {
-      const result = await work(locked);
-      await locked.commitTransaction();
-      return result;
-    } catch (err) {
-      if (locked.isTransactionActive) await locked.rollbackTransaction().catch(() => undefined);
-      throw err;
-    } finally {
-      await locked.release();
-    }
+    return withAdvisoryXactLock(this.dataSource, MIGRATION_LOCK_KEY, work);
   }
 }
 

@@ -19,8 +19,15 @@ export interface DeclaresConcurrentIndexes extends MigrationInterface {
   readonly concurrentIndexes: readonly ConcurrentIndex[];
 }
 
-export const declaresConcurrentIndexes = (migration: MigrationInterface): migration is DeclaresConcurrentIndexes =>
+const declaresConcurrentIndexes = (migration: MigrationInterface): migration is DeclaresConcurrentIndexes =>
   Array.isArray((migration as Partial<DeclaresConcurrentIndexes>).concurrentIndexes);
+
+/** The indexes `migrations` declare, in order; with `applied`, only those of the migrations it names. */
+export function concurrentIndexesOf(migrations: readonly MigrationInterface[], applied?: ReadonlySet<string>): ConcurrentIndex[] {
+  return migrations
+    .filter((migration) => applied === undefined || (migration.name !== undefined && applied.has(migration.name)))
+    .flatMap((migration) => (declaresConcurrentIndexes(migration) ? migration.concurrentIndexes : []));
+}
 
 export const createIndexStatement = (index: ConcurrentIndex, concurrently = false): string =>
   `CREATE INDEX ${concurrently ? 'CONCURRENTLY ' : ''}${index.name} ON ${index.table} ${index.definition}`;

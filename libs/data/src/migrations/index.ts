@@ -1,4 +1,4 @@
-import { declaresConcurrentIndexes, type ConcurrentIndex } from './concurrent-index';
+import { concurrentIndexesOf, type ConcurrentIndex } from './concurrent-index';
 import { InitialSchema1760000000000 } from './1760000000000-initial-schema';
 import { OriginsAssertionKeysTraffic1760000000100 } from './1760000000100-origins-assertion-keys-traffic';
 import { Webhooks1760000000200 } from './1760000000200-webhooks';
@@ -22,4 +22,4 @@ import { CertificateRenewRequests1795844100000 } from './1795844100000-certifica
 export const MIGRATIONS = [InitialSchema1760000000000, OriginsAssertionKeysTraffic1760000000100, Webhooks1760000000200, Checker1760000000300, LiveDomainCounter1760000000400, OutboxSetAside1760000000500, Housekeeping1760000000600, WebhookFairness1760000000700, EdgeChangeFeed1760000000800, DomainLivePages1760000000900, CheckerHotUpdates1760000000950, CheckConfirmation1760000001000, DomainRedirect1795843440000, AcmeOrders1795843500000, WebhookRecentFailures1795843800000, EdgeFeedCommitOrder1795843860000, AcmeDirectories1795844000000, CertificateRenewRequests1795844100000];
 
 /** The indexes PostgreSQL builds concurrently after a run, of every migration, in order. */
-export const declaredConcurrentIndexes = (): ConcurrentIndex[] => MIGRATIONS.map((M) => new M()).flatMap((migration) => (declaresConcurrentIndexes(migration) ? migration.concurrentIndexes : []));
+export const declaredConcurrentIndexes = (): ConcurrentIndex[] => concurrentIndexesOf(MIGRATIONS.map((M) => new M()));
