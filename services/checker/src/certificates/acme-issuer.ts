@@ -179,7 +179,7 @@ export class AcmeIssuer implements CertificateIssuer {
   private dns01Answer(name: string): Dns01Answer {
     const writer = this.opts.dnsChallenges;
     if (!writer) throw new IssuanceError('certificate_issuance_failed', `The challenge of ${name} is delegated, but ACME_DNS_ZONE is not set on this checker.`);
-    return { name, publish: (at, value) => writer.publish(at, value), remove: (at, value) => writer.remove(at, value) };
+    return { name, writer };
   }
 
   /** The certificate is in the database: its order need not be carried on any more. */

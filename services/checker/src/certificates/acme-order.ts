@@ -4,6 +4,7 @@
 // not name the certificate it replaces (RFC 9773 §5); this is the same flow
 // with the order placed here.
 import type * as acme from 'acme-client';
+import type { DnsChallengeWriter } from './dns-challenge-writer';
 
 export interface OrderRequest {
   hostname: string;
@@ -21,8 +22,8 @@ export interface OrderRequest {
 
 export interface Dns01Answer {
   name: string;
-  publish(name: string, value: string): Promise<void>;
-  remove(name: string, value: string): Promise<void>;
+  /** Writes the TXT record and waits until the zone answers it; removes it (dns-challenge-writer.ts). */
+  writer: Pick<DnsChallengeWriter, 'publish' | 'remove'>;
 }
 
 /** Order states a checker can carry on from: the CA still has work to do, or the certificate to hand out. */
@@ -92,7 +93,7 @@ async function authorize(client: acme.Client, authz: acme.Authorization, req: Or
   const { dns01 } = req;
   let completed = false;
   try {
-    if (dns01) await dns01.publish(dns01.name, keyAuthorization);
+    if (dns01) await dns01.writer.publish(dns01.name, keyAuthorization);
     else await req.saveChallenge(challenge.token, keyAuthorization);
     // The edges answer from the database, and the zone's own server has answered the TXT: asking ourselves proves nothing more.
     await client.completeChallenge(challenge);
@@ -103,7 +104,7 @@ async function authorize(client: acme.Client, authz: acme.Authorization, req: Or
     if (!completed) await client.deactivateAuthorization(authz).catch(() => undefined);
     throw err;
   } finally {
-    if (dns01) await dns01.remove(dns01.name, keyAuthorization).catch(() => undefined);
+    if (dns01) await dns01.writer.remove(dns01.name, keyAuthorization).catch(() => undefined);
     else await req.removeChallenge(challenge.token).catch(() => undefined);
   }
 }

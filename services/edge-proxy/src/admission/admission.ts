@@ -13,6 +13,8 @@ import type { AssertionSigner } from './assertion-signer';
 import { CHECK_REQUESTED_RETRY_AFTER_SECONDS, type CheckRequests } from './check-requests';
 import type { ProxyLimiter, LimitVerdict } from './proxy-limiter';
 
+const CHECK_REQUESTED_HEADERS: Readonly<Record<string, number>> = Object.freeze({ 'retry-after': CHECK_REQUESTED_RETRY_AFTER_SECONDS });
+
 /** Forward to the route's origin with this assertion, redirect to this hostname, or answer this page. */
 export type Admission =
   | { route: DomainRoute; assertion: string }
@@ -66,11 +68,11 @@ export class AdmissionChain {
    * (DECISIONS §13), so a check is asked for and the answer says to come back in 5 s. Undefined (the
    * page's usual headers) otherwise.
    */
-  pendingDns(route: DomainRoute): Record<string, number> | undefined {
+  pendingDns(route: DomainRoute): Readonly<Record<string, number>> | undefined {
     const requests = this.deps.checkRequests;
     if (!requests) return undefined;
     requests.request(route);
-    return { 'retry-after': CHECK_REQUESTED_RETRY_AFTER_SECONDS };
+    return CHECK_REQUESTED_HEADERS;
   }
 
   private admitRoute(route: Route): Admission | Promise<Admission> {
