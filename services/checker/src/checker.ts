@@ -193,12 +193,12 @@ export async function startChecker(deps: CheckerDeps): Promise<Checker> {
       if (message.routingKey !== ROUTING_KEYS.domainCheckRequested || stopped) return;
       const at = now();
       const fromEdge = message.payload.reason === CHECK_REASONS.edge;
-      // An edge's request for a domain another edge's request had checked a moment ago: dropped before any write.
-      if (fromEdge && !edgeSpacing.take(message.payload.domain_id, at.getTime())) return;
       const leased = await store.run((r) => r.checkRuns.claim(message.payload.domain_id, at, checkerId, new Date(at.getTime() + leaseMs)));
       // Not taken: deleted, or another run holds it; a recheck also set next_check_at, so the scheduler follows up.
+      // An edge's request not taken does not count against its spacing: the edge asks again.
       if (!leased) return;
-      if (fromEdge && edgeRequestUseless(leased)) {
+      // An edge's request for a domain no longer pending_dns, or one another edge's request had run for a moment ago: given back unrun.
+      if (fromEdge && (edgeRequestUseless(leased) || !edgeSpacing.take(leased.domain.id, at.getTime()))) {
         await store.run((r) => r.checkRuns.release([leased.domain.id], checkerId));
         return;
       }

@@ -8,6 +8,7 @@
 // succeeds and the origin answers within 5 s. The renewal goes by DNS-01 with
 // the edge closed; a wrong TSIG key is said by the check before any order.
 import { X509Certificate } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
 import tls from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CertificateRow } from '@cds/data';
@@ -86,6 +87,12 @@ describe('with the challenge delegated', () => {
     expect(stored && new X509Certificate(stored.pemChain).checkHost(domain.hostname)).toBe(domain.hostname);
 
     await stack.dns.setCname(domain.hostname, EDGE_TARGET);
+    // The flip is done once the resolver the checker asks answers it: Unbound, caching set to 0,
+    // still answered the old CNAME to a check 5 ms after the change (as a production resolver
+    // may for the record's TTL), and the edge asks again only 10 s later.
+    const resolver = new Resolver();
+    resolver.setServers([stack.unbound!.server]);
+    await eventually('the resolver to answer the new CNAME', async () => (await resolver.resolveCname(domain.hostname).catch((): string[] => [])).includes(EDGE_TARGET));
     const attempts: Attempt[] = [];
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
