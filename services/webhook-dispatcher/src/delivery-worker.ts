@@ -1,6 +1,7 @@
 // Runs due delivery attempts. The schedule lives in the database
 // (`next_attempt_at`): the worker leases due deliveries, sends them and writes
-// each outcome with the next due time. A lease outlives the wait for a free
+// each outcome with the next due time (group commit; the attempt's slot is
+// free once its HTTP exchange ends). A lease outlives the wait for a free
 // slot plus the longest attempt, so no other replica takes a delivery while
 // this one holds it; a dispatcher that dies loses only its leases, which fall
 // due again when they run out. A restart loses nothing.
@@ -55,6 +56,8 @@ interface Leased {
 
 export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Outcomes of ended attempts still being written. */
+  private readonly recording = new Set<Promise<void>>();
   /** Give-backs still being written. */
   private readonly givingBack = new Set<Promise<void>>();
   /** Leased deliveries waiting for a free slot, by subscription. */
@@ -105,6 +108,7 @@ export class DeliveryWorker {
     await this.loop.stop();
     this.giveBack(this.queue.drain());
     await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.recording]);
     await Promise.allSettled([...this.givingBack]);
   }
 
@@ -150,9 +154,18 @@ export class DeliveryWorker {
     while (!this.stopped && this.inFlight.size < this.opts.concurrency) {
       const next = this.queue.take();
       if (!next) return;
-      // The outcome is written before the queue hears of it (FairQueue.mark).
-      const run = this.attempt(next.item).catch(() => null).then((delivered) => {
-        this.giveBack(this.queue.finish(next.subscriptionId, delivered));
+      // The slot is free once the HTTP exchange ends; the outcome is written
+      // meanwhile (group commit), and reads vouch for it once that has ended
+      // (FairQueue.mark). The lease covers the write.
+      const run = this.send(next.item).catch(() => null).then((sent) => {
+        const { back, written } = this.queue.release(next.subscriptionId, sent?.outcome.delivered ?? null);
+        this.giveBack(back);
+        if (!sent) return;
+        const recording = this.record(sent).finally(() => {
+          written();
+          this.recording.delete(recording);
+        });
+        this.recording.add(recording);
       });
       this.inFlight.add(run);
       void run.finally(() => {
@@ -253,8 +266,8 @@ export class DeliveryWorker {
     }));
   }
 
-  /** One attempt and its outcome written: whether it delivered, null when nothing was sent. */
-  private async attempt({ delivery, leaseId, subscription, secrets, unreadable }: Leased): Promise<boolean | null> {
+  /** One attempt's HTTP exchange; null when nothing was sent. */
+  private async send({ delivery, leaseId, subscription, secrets, unreadable }: Leased): Promise<Sent | null> {
     // Revoked after the lease was taken: the revocation abandoned the delivery; send nothing.
     if (!subscription || subscription.status !== 'active') return null;
     const startedAt = this.opts.now();
@@ -268,11 +281,15 @@ export class DeliveryWorker {
             this.opts.send,
           );
     const finishedAt = this.opts.now();
+    countAttempt(outcomeState(outcome, delivery.attempts + 1, this.opts.retrySchedule).state, (performance.now() - started) / 1000);
+    return { delivery, leaseId, outcome, startedAt, finishedAt };
+  }
+
+  /** An ended attempt's outcome and next due time, written through the group commit. */
+  private async record({ delivery, leaseId, outcome, startedAt, finishedAt }: Sent): Promise<void> {
     const attempt = delivery.attempts + 1;
-    const delay = outcome.delivered ? null : retryDelayAfter(attempt, this.opts.retrySchedule);
-    const state: DeliveryState = outcome.delivered ? 'delivered' : delay === null ? 'abandoned' : 'pending';
+    const { state, delay } = outcomeState(outcome, attempt, this.opts.retrySchedule);
     const nextAttemptAt = delay === null ? null : new Date(finishedAt.getTime() + delay);
-    countAttempt(state, (performance.now() - started) / 1000);
     try {
       const written = await this.outcomes.add({
         leaseId,
@@ -290,6 +307,20 @@ export class DeliveryWorker {
       this.opts.logger.error('could not record a webhook attempt', { delivery_id: delivery.id, error: errorMessage(err) });
     }
     if (nextAttemptAt) this.loop.wakeIn(nextAttemptAt.getTime() - Date.now());
-    return outcome.delivered;
   }
+}
+
+/** An attempt whose HTTP exchange ended, its outcome not yet written. */
+interface Sent {
+  delivery: WebhookDeliveryRow;
+  leaseId: string;
+  outcome: AttemptOutcome;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+/** The delivery's state after this attempt, and the delay before the next one (null: none). */
+function outcomeState(outcome: AttemptOutcome, attempt: number, retrySchedule: readonly number[]): { state: DeliveryState; delay: number | null } {
+  const delay = outcome.delivered ? null : retryDelayAfter(attempt, retrySchedule);
+  return { state: outcome.delivered ? 'delivered' : delay === null ? 'abandoned' : 'pending', delay };
 }

@@ -106,6 +106,31 @@ describe('FairQueue', () => {
     expect(takeAll(queue)).toEqual(['a2', 'a4']);
   });
 
+  it('frees a slot when the exchange ends, and vouches for a read only once the outcome is written', () => {
+    const queue = new FairQueue<string>({ maxInFlight: 1 });
+    queue.add('a', ['a1', 'a2'], failing(4), queue.mark());
+    expect(takeAll(queue)).toEqual(['a1']);
+    const first = queue.release('a', false);
+    expect(queue.cooling('a')).toBe(true);
+    // The slot is free before the write ends.
+    expect(takeAll(queue)).toEqual(['a2']);
+    const second = queue.release('a', true);
+    expect(queue.cooling('a')).toBe(false);
+    // A read started while both writes run may lack both: the queue's state stands.
+    expect(queue.add('a', ['a3'], failing(4), queue.mark())).toEqual([]);
+    expect(queue.cooling('a')).toBe(false);
+    first.written();
+    first.written(); // counted once
+    // Only the failure is written: a read started now may still lack the success.
+    expect(queue.add('a', ['a4'], failing(5), queue.mark())).toEqual([]);
+    expect(queue.cooling('a')).toBe(false);
+    second.written();
+    // Both written: a read started now is the truth (another dispatcher's failures since).
+    expect(queue.add('a', ['a5', 'a6'], failing(6), queue.mark())).toEqual(['a4', 'a5', 'a6']);
+    expect(queue.cooling('a')).toBe(true);
+    expect(takeAll(queue)).toEqual(['a3']);
+  });
+
   it('reads a cooling state from the database for a subscription it never saw', () => {
     const queue = new FairQueue<string>({ maxInFlight: 4 });
     expect(queue.add('z', ['z1', 'z2'], failing(6), queue.mark())).toEqual(['z2']);

@@ -60,6 +60,8 @@ export class FairQueue<T> {
   private readonly runningByApplication = new Map<string, number>();
   /** Outcomes seen so far. */
   private seq = 0;
+  /** Outcomes seen whose write has not ended yet. */
+  private unwritten = 0;
 
   constructor(private readonly opts: FairQueueOptions<T>) {}
 
@@ -69,12 +71,14 @@ export class FairQueue<T> {
   }
 
   /**
-   * Where a database read starts in this queue's outcome history. An outcome is
-   * written before the queue sees it, so a read started after it includes it;
-   * one started before may not, and then the queue's own count is newer.
+   * Where a database read starts in this queue's outcome history: the outcomes
+   * whose write has ended. A read started after an outcome's write includes
+   * it; one started before may not, and then the queue's own count is newer.
+   * Writes end in the order their outcomes came (one writer, first in first
+   * out), so those ended are the first `seq - unwritten`.
    */
   mark(): number {
-    return this.seq;
+    return this.seq - this.unwritten;
   }
 
   /**
@@ -119,14 +123,34 @@ export class FairQueue<T> {
     return null;
   }
 
-  /**
-   * An attempt of the subscription ended: its slot is free, and its outcome
-   * (`delivered`; null: nothing was sent) moves its cooling state. Returns the
-   * items to give back when this made the subscription cooling.
-   */
+  /** finish() of an outcome already written. */
   finish(subscriptionId: string, delivered: boolean | null): T[] {
+    const { back, written } = this.release(subscriptionId, delivered);
+    written();
+    return back;
+  }
+
+  /**
+   * An attempt of the subscription ended (its HTTP exchange): its slot is free,
+   * and its outcome (`delivered`; null: nothing was sent) moves its cooling
+   * state at once. Returns the items to give back when this made the
+   * subscription cooling, and `written`, to call once the outcome's write has
+   * ended (committed or failed): until then reads do not vouch for it.
+   */
+  release(subscriptionId: string, delivered: boolean | null): { back: T[]; written: () => void } {
+    const counted = delivered !== null;
+    if (counted) this.unwritten += 1;
+    let done = false;
+    const written = (): void => {
+      if (done || !counted) return;
+      done = true;
+      this.unwritten -= 1;
+    };
     const lane = this.lanes.get(subscriptionId);
-    if (!lane) return [];
+    if (!lane) {
+      if (counted) this.seq += 1;
+      return { back: [], written };
+    }
     if (lane.running > 0) {
       lane.running -= 1;
       const running = this.applicationRunning(lane.applicationId) - 1;
@@ -139,7 +163,7 @@ export class FairQueue<T> {
     }
     const back = this.trimCooling(lane);
     this.prune(lane);
-    return back;
+    return { back, written };
   }
 
   /** Deliveries held per subscription id: running or waiting (the lease's `held`). */
