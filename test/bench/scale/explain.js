@@ -1,4 +1,4 @@
-// EXPLAIN (ANALYZE, BUFFERS) of the statements behind the scale benchmark's
+// EXPLAIN (ANALYZE, BUFFERS, WAL) of the statements behind the scale benchmark's
 // operations (make bench-scale), on the database as it is: the SQL the
 // repositories send, for the measured application `scale-1` and the large one.
 // Writes run in a transaction that is rolled back. Prints one block per statement.
@@ -52,7 +52,7 @@ async function main() {
       await pg.query('BEGIN');
       try {
         if (setup) await pg.query(setup);
-        const { rows } = await pg.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
+        const { rows } = await pg.query(`EXPLAIN (ANALYZE, BUFFERS, WAL) ${sql}`, params);
         console.log(`### ${name}\n\n\`\`\`\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`);
       } finally {
         await pg.query('ROLLBACK');

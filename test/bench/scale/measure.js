@@ -30,6 +30,7 @@ const N = Number(process.env.BENCH_SCALE_SAMPLES ?? 200);
 const KEY = Buffer.from(env('DATA_ENCRYPTION_KEY'), 'base64');
 const phase = process.argv[2] ?? 'phase';
 const large = process.argv.includes('--large');
+const checkerOnly = process.argv.includes('--checker');
 
 const log = (message) => console.error(`[bench-scale] ${phase}: ${message}`);
 
@@ -118,6 +119,15 @@ async function largeOps(pg, ops) {
   log('large application measured');
 }
 
+/** WAL position, blocks read by the database, and `domains` row updates (all, heap-only); `settle` waits for the statistics to be flushed. */
+async function leaseCounters(pg, settle) {
+  if (settle) await new Promise((resolve) => setTimeout(resolve, 11_000));
+  await pg.query('SELECT pg_stat_clear_snapshot()');
+  const { rows: [c] } = await pg.query(`SELECT pg_current_wal_lsn() AS lsn, (SELECT blks_read FROM pg_stat_database WHERE datname = current_database()) AS read,
+    n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'domains'`);
+  return { lsn: c.lsn, read: Number(c.read), upd: Number(c.upd), hot: Number(c.hot) };
+}
+
 async function statementOps(pg, ops) {
   const m = APPS.measured;
   const store = await createDataStore({ url: env('DATABASE_URL'), logger: { info: () => undefined, warn: () => undefined } });
@@ -140,10 +150,16 @@ async function statementOps(pg, ops) {
     await pg.query(`UPDATE domains SET next_check_at = now() - random() * interval '10 minutes' WHERE application_id = $1 AND deleted_at IS NULL`, [m.id]);
     const rounds = Math.max(5, Math.min(15, Math.floor(N / 10))); // 750 leased at most: the measured application has 970 live
     const leased = [];
+    const before = await leaseCounters(pg, false);
     ops.checker_lease = await series(rounds, async () => {
       const now = new Date();
       leased.push(await store.run((r) => r.checkRuns.claimDue(now, 50, `bench-scale-${phase}`, new Date(now.getTime() + 300_000))));
     }, { warmup: 0 });
+    const after = await leaseCounters(pg, true);
+    // Per lease: WAL bytes, blocks read from outside PostgreSQL's buffers, and the share of its row updates that were heap-only (no index entry).
+    ops.checker_lease.wal_bytes = Math.round(Number((await pg.query('SELECT pg_wal_lsn_diff($1, $2) AS d', [after.lsn, before.lsn])).rows[0].d) / rounds);
+    ops.checker_lease.blocks_read = Math.round((after.read - before.read) / rounds);
+    ops.checker_lease.hot_share = after.upd > before.upd ? Math.round((100 * (after.hot - before.hot)) / (after.upd - before.upd)) / 100 : null;
     let round = 0;
     ops.checker_batch_write = await series(rounds, async () => {
       const batch = leased[round++] ?? [];
@@ -173,8 +189,9 @@ async function main() {
   await pg.connect();
   const ops = {};
   try {
-    const writes = await apiOps(pg, ops, []);
-    if (large) await largeOps(pg, ops);
+    // --checker: the checker's statements alone (a lease measured again on a kept database).
+    const writes = checkerOnly ? null : await apiOps(pg, ops, []);
+    if (large && !checkerOnly) await largeOps(pg, ops);
     await statementOps(pg, ops);
     console.log(JSON.stringify({ phase, samples: N, ops, create_writes: writes }));
   } finally {

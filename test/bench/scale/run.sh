@@ -19,7 +19,9 @@
 #      BENCH_SCALE_LARGE_DOMAINS) with the same shapes; VACUUM ANALYZE (the
 #      cluster's autovacuum would get to the new rows in its own time; the
 #      measurement starts from vacuumed, analyzed tables every run).
-#   4. measure.js again, with the large application's deep pages; the backup
+#   4. measure.js again, with the large application's deep pages; edge-start.js:
+#      an edge process started three times on the full database (time to its
+#      first request served, heap and RSS); the backup
 #      again; explain.js writes EXPLAIN (ANALYZE, BUFFERS) of the statements
 #      behind the operations (before and after the changes of migration
 #      1760000000900); `cdctl migrate` on the full database, with nothing to
@@ -179,6 +181,8 @@ load_full=$(loadavg)
 log "measuring with $(psql -d "$db" -Atc 'SELECT count(*) FROM domains') domains (load average $load_full)"
 taskset -c 1 node "$HERE/measure.js" full --large >"$work/full.json"
 load_end=$(loadavg)
+# An edge started cold on the full database, three times (edge-start.js).
+BENCH_SCALE_VHOST=$vhost taskset -c 1 node "$HERE/edge-start.js" >"$work/edge-start.json"
 backup "$work/backup-full.json"
 log "backup of the full database: $(cat "$work/backup-full.json")"
 node "$HERE/explain.js" >"$work/explain.txt"

@@ -3,7 +3,7 @@
 # database and RabbitMQ vhost:
 #   - throughput (bench.js): one dispatcher against axios alone and a plain
 #     keep-alive client sending the same signed POSTs; PASS/FAIL against
-#     dispatcher >= 0.5 x axios alone;
+#     dispatcher >= 0.6 x axios alone;
 #   - fairness (fairness.js): subscription B's delays with and without a
 #     subscription A whose 10,000 due deliveries go to a receiver that never
 #     answers while A calls replay-since; then the same with two dispatchers and
