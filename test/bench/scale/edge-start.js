@@ -112,8 +112,8 @@ async function oneStart(hostname, vhost) {
       await sleep(50);
     }
     out.names_loaded_ms = Math.round(namesLoaded);
-    const match = /"count":(\d+)/.exec(output.slice(output.indexOf('edge live hostnames loaded')));
-    out.names = match ? Number(match[1]) : null;
+    const line = output.split('\n').find((l) => l.includes('edge live hostnames loaded')) ?? '';
+    out.names = Number(/"count":\s*(\d+)/.exec(line)?.[1] ?? NaN);
     out.heap_after_names_mib = mib(await metric(metricsPort, 'nodejs_heap_size_used_bytes'));
     out.rss_after_names_mib = mib(await metric(metricsPort, 'process_resident_memory_bytes'));
   } finally {

@@ -119,9 +119,13 @@ async function largeOps(pg, ops) {
   log('large application measured');
 }
 
-/** WAL position, blocks read by the database, and `domains` row updates (all, heap-only); `settle` waits for the statistics to be flushed. */
-async function leaseCounters(pg, settle) {
-  if (settle) await new Promise((resolve) => setTimeout(resolve, 11_000));
+/**
+ * WAL position, blocks read by the database, and `domains` row updates (all,
+ * heap-only), once every session has flushed its statistics (an idle one
+ * within 10 s; before the lease: those of the statement that made the domains due).
+ */
+async function leaseCounters(pg) {
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
   await pg.query('SELECT pg_stat_clear_snapshot()');
   const { rows: [c] } = await pg.query(`SELECT pg_current_wal_lsn() AS lsn, (SELECT blks_read FROM pg_stat_database WHERE datname = current_database()) AS read,
     n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'domains'`);
@@ -150,17 +154,18 @@ async function statementOps(pg, ops) {
     await pg.query(`UPDATE domains SET next_check_at = now() - random() * interval '10 minutes' WHERE application_id = $1 AND deleted_at IS NULL`, [m.id]);
     const rounds = Math.max(5, Math.min(15, Math.floor(N / 10))); // 750 leased at most: the measured application has 970 live
     const leased = [];
-    const before = await leaseCounters(pg, false);
+    const before = await leaseCounters(pg);
     ops.checker_lease = await series(rounds, async () => {
       const now = new Date();
       leased.push(await store.run((r) => r.checkRuns.claimDue(now, 50, `bench-scale-${phase}`, new Date(now.getTime() + 300_000))));
     }, { warmup: 0 });
-    const after = await leaseCounters(pg, true);
+    const after = await leaseCounters(pg);
     // Per lease: WAL bytes, blocks read from outside PostgreSQL's buffers, and the share of its row updates that were heap-only (no index entry).
     ops.checker_lease.wal_bytes = Math.round(Number((await pg.query('SELECT pg_wal_lsn_diff($1, $2) AS d', [after.lsn, before.lsn])).rows[0].d) / rounds);
     ops.checker_lease.blocks_read = Math.round((after.read - before.read) / rounds);
     ops.checker_lease.hot_share = after.upd > before.upd ? Math.round((100 * (after.hot - before.hot)) / (after.upd - before.upd)) / 100 : null;
     let round = 0;
+    const writeLsn = (await pg.query('SELECT pg_current_wal_lsn() AS lsn')).rows[0].lsn;
     ops.checker_batch_write = await series(rounds, async () => {
       const batch = leased[round++] ?? [];
       const now = new Date();
@@ -177,6 +182,7 @@ async function statementOps(pg, ops) {
       const written = await store.run((r) => r.checkRuns.record(records, `bench-scale-${phase}`));
       if (written.length !== records.length) throw new Error(`batch write kept ${written.length} of ${records.length}`);
     }, { warmup: 0 });
+    ops.checker_batch_write.wal_bytes = Math.round(Number((await pg.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS d', [writeLsn])).rows[0].d) / rounds);
     ops.checker_lease.rows = leased.reduce((s, b) => s + b.length, 0) / rounds;
     log('checker statements measured');
   } finally {

@@ -55,6 +55,11 @@ const rows = OPERATIONS.map(([key, label, targeted]) => {
 });
 
 const ready = Number(sizes.full.ready);
+/** The tables of a domain's own state, without its kept runs and history. */
+const DOMAIN_ITSELF = ['domains', 'domain_checks', 'certificates'];
+const DOMAIN_BYTES_TARGET = 3500;
+const itself = Math.round(DOMAIN_ITSELF.reduce((sum, t) => sum + (sizes.full.tables[t]?.bytes ?? 0), 0) / ready);
+if (itself > DOMAIN_BYTES_TARGET) failures.push('bytes of the domain itself');
 const perReady = sizes.full.database / ready;
 // The kept check runs are listed whatever their size (DECISIONS §15: the bench reports them).
 const RUNS_TABLE = 'domain_check_runs';
@@ -106,7 +111,8 @@ of its row updates heap-only (at 1,000 → at full size).
 
 Targets: ${failures.length === 0 ? 'all PASS' : `FAIL: ${failures.join('; ')}`}.
 
-Bytes per ready domain, indexes and TOAST included: **${kib(perReady)} KiB** (database ${mib(sizes.full.database)} MiB ÷ ${n(ready)} ready domains; target ≤ 4 KiB).
+Bytes per ready domain, indexes and TOAST included: ${kib(perReady)} KiB (database ${mib(sizes.full.database)} MiB ÷ ${n(ready)} ready domains);
+the domain itself (its row, check rows and certificate: ${DOMAIN_ITSELF.join(', ')}): **${n(itself)} bytes** (target ≤ ${n(DOMAIN_BYTES_TARGET)}: ${itself <= DOMAIN_BYTES_TARGET ? 'PASS' : 'FAIL'}).
 By table (MiB, of which indexes; bytes per ready domain):
 
 | table | rows | MiB | indexes MiB | bytes per ready domain |
