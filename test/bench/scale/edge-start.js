@@ -21,6 +21,7 @@ const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
+const { performance } = require('node:perf_hooks');
 const { decryptSecret, encryptSecret, SEAL_PURPOSES } = require('@cds/core');
 const { Client } = require('pg');
 const { CERTIFICATE_KEY_LABEL } = require('./seed-sql');
