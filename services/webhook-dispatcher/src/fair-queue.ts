@@ -123,7 +123,7 @@ export class FairQueue<T> {
     return null;
   }
 
-  /** finish() of an outcome already written. */
+  /** release() of an outcome already written (or of nothing sent): reads vouch for it at once. */
   finish(subscriptionId: string, delivered: boolean | null): T[] {
     const { back, written } = this.release(subscriptionId, delivered);
     written();

@@ -12,7 +12,7 @@
 // The measured application's origin is pointed at the loopback origin for the
 // run and put back after; the chosen domain's key is sealed again under its
 // own hostname (the seed seals every row's copy of the one key under the first
-// hostname's label). Prints JSON: {hostname, live_names, starts: [...]}.
+// hostname's label). Prints JSON: {hostname, live_domains, certificates, starts: [...]}.
 'use strict';
 /* global fetch, setTimeout */
 const http = require('node:http');
@@ -89,14 +89,12 @@ async function oneStart(hostname, vhost) {
   edge.stderr.on('data', onOutput);
   const out = {};
   try {
-    let ready = null;
     for (;;) {
       if (edge.exitCode !== null) throw new Error(`the edge exited: ${output.slice(-2000)}`);
       if (performance.now() - began > LIMIT_MS) throw new Error(`no request served within ${LIMIT_MS} ms: ${output.slice(-2000)}`);
       const status = await get(port, hostname);
       if (status === 200) break;
       if (status !== null) throw new Error(`first answer ${status}, expected 200: ${output.slice(-2000)}`);
-      if (ready === null) ready = await fetch(`http://127.0.0.1:${metricsPort}/readyz`).then((r) => r.status, () => null);
       await sleep(10);
     }
     out.first_request_ms = Math.round(performance.now() - began);
