@@ -17,8 +17,8 @@
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { Resolver } = require('node:dns/promises');
-const net = require('node:net');
 const { Client } = require('pg');
+const { freePort } = require('../lib/free-port');
 const { loadConfig } = require('@cds/config');
 const { createDataStore } = require('@cds/data');
 const { InProcessBus, silentLogger } = require('@cds/messaging');
@@ -67,7 +67,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * not collected, at the cost of a major collection, inside a phase.
  */
 const collectGarbage = () => global.gc?.();
-const freePort = () => new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
 const fqdn = (h) => `${h.toLowerCase()}.`;
 const log = (m) => console.error(`[bench-checker] ${m}`);
 

@@ -17,7 +17,6 @@
 /* global fetch, setTimeout */
 const http = require('node:http');
 const https = require('node:https');
-const net = require('node:net');
 const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { randomBytes } = require('node:crypto');
@@ -25,6 +24,7 @@ const { performance } = require('node:perf_hooks');
 const { decryptSecret, encryptSecret, SEAL_PURPOSES } = require('@cds/core');
 const { Client } = require('pg');
 const { CERTIFICATE_KEY_LABEL } = require('./seed-sql');
+const { freePort } = require('../lib/free-port');
 
 const env = (name) => {
   const value = process.env[name];
@@ -38,15 +38,6 @@ const STARTS = Number(process.env.BENCH_SCALE_EDGE_STARTS ?? 3);
 const LIMIT_MS = 120_000;
 const log = (message) => console.error(`[bench-scale] edge start: ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
 
 /** One HTTPS GET by SNI; resolves with the status code, or null when the edge is not listening yet. */
 function get(port, hostname) {

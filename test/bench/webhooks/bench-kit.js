@@ -9,9 +9,9 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const https = require('node:https');
-const net = require('node:net');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
+const { freePort } = require('../lib/free-port');
 
 const ROOT = path.resolve(__dirname, '../../..');
 const DOCS = path.resolve(ROOT, process.env.BENCH_DOCS_FILE || 'docs/benchmarks-history.md');
@@ -24,15 +24,6 @@ function required(name) {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set (run test/bench/webhooks/run.sh)`);
   return value;
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function throwawayCa(dir) {
