@@ -43,10 +43,15 @@ async function call(base, method, path, token, expect, body) {
   return text;
 }
 
-/** Rows inserted and updated per table in this database (an idle session flushes its statistics within 10 s). */
-async function tupleCounts(pg) {
+/** Waits until every session has flushed its statistics (an idle one within 10 s), then reads them afresh. */
+async function settledStatistics(pg) {
   await new Promise((resolve) => setTimeout(resolve, 11_000));
   await pg.query('SELECT pg_stat_clear_snapshot()');
+}
+
+/** Rows inserted and updated per table in this database. */
+async function tupleCounts(pg) {
+  await settledStatistics(pg);
   const { rows } = await pg.query('SELECT relname, n_tup_ins::bigint AS ins, n_tup_upd::bigint AS upd FROM pg_stat_user_tables');
   return new Map(rows.map((r) => [r.relname, { ins: Number(r.ins), upd: Number(r.upd) }]));
 }
@@ -121,12 +126,10 @@ async function largeOps(pg, ops) {
 
 /**
  * WAL position, blocks read by the database, and `domains` row updates (all,
- * heap-only), once every session has flushed its statistics (an idle one
- * within 10 s; before the lease: those of the statement that made the domains due).
+ * heap-only), settled (before the lease: with the statement that made the domains due).
  */
 async function leaseCounters(pg) {
-  await new Promise((resolve) => setTimeout(resolve, 11_000));
-  await pg.query('SELECT pg_stat_clear_snapshot()');
+  await settledStatistics(pg);
   const { rows: [c] } = await pg.query(`SELECT pg_current_wal_lsn() AS lsn, (SELECT blks_read FROM pg_stat_database WHERE datname = current_database()) AS read,
     n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'domains'`);
   return { lsn: c.lsn, read: Number(c.read), upd: Number(c.upd), hot: Number(c.hot) };
