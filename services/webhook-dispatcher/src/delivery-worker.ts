@@ -281,15 +281,15 @@ export class DeliveryWorker {
             this.opts.send,
           );
     const finishedAt = this.opts.now();
-    countAttempt(outcomeState(outcome, delivery.attempts + 1, this.opts.retrySchedule).state, (performance.now() - started) / 1000);
-    return { delivery, leaseId, outcome, startedAt, finishedAt };
+    const attempt = delivery.attempts + 1;
+    const delay = outcome.delivered ? null : retryDelayAfter(attempt, this.opts.retrySchedule);
+    const state: DeliveryState = outcome.delivered ? 'delivered' : delay === null ? 'abandoned' : 'pending';
+    countAttempt(state, (performance.now() - started) / 1000);
+    return { delivery, leaseId, outcome, attempt, state, startedAt, finishedAt, nextAttemptAt: delay === null ? null : new Date(finishedAt.getTime() + delay) };
   }
 
   /** An ended attempt's outcome and next due time, written through the group commit. */
-  private async record({ delivery, leaseId, outcome, startedAt, finishedAt }: Sent): Promise<void> {
-    const attempt = delivery.attempts + 1;
-    const { state, delay } = outcomeState(outcome, attempt, this.opts.retrySchedule);
-    const nextAttemptAt = delay === null ? null : new Date(finishedAt.getTime() + delay);
+  private async record({ delivery, leaseId, outcome, attempt, state, startedAt, finishedAt, nextAttemptAt }: Sent): Promise<void> {
     try {
       const written = await this.outcomes.add({
         leaseId,
@@ -315,12 +315,11 @@ interface Sent {
   delivery: WebhookDeliveryRow;
   leaseId: string;
   outcome: AttemptOutcome;
+  /** Its number (1 for the first) and the delivery's state after it. */
+  attempt: number;
+  state: DeliveryState;
   startedAt: Date;
   finishedAt: Date;
-}
-
-/** The delivery's state after this attempt, and the delay before the next one (null: none). */
-function outcomeState(outcome: AttemptOutcome, attempt: number, retrySchedule: readonly number[]): { state: DeliveryState; delay: number | null } {
-  const delay = outcome.delivered ? null : retryDelayAfter(attempt, retrySchedule);
-  return { state: outcome.delivered ? 'delivered' : delay === null ? 'abandoned' : 'pending', delay };
+  /** Null when no attempt follows (delivered or abandoned). */
+  nextAttemptAt: Date | null;
 }

@@ -138,7 +138,9 @@ export class FairQueue<T> {
    * ended (committed or failed): until then reads do not vouch for it.
    */
   release(subscriptionId: string, delivered: boolean | null): { back: T[]; written: () => void } {
-    const counted = delivered !== null;
+    const lane = this.lanes.get(subscriptionId);
+    // An outcome moves a state (and `seq`) only for a lane this queue holds; only those wait for their write.
+    const counted = delivered !== null && lane !== undefined;
     if (counted) this.unwritten += 1;
     let done = false;
     const written = (): void => {
@@ -146,11 +148,7 @@ export class FairQueue<T> {
       done = true;
       this.unwritten -= 1;
     };
-    const lane = this.lanes.get(subscriptionId);
-    if (!lane) {
-      if (counted) this.seq += 1;
-      return { back: [], written };
-    }
+    if (!lane) return { back: [], written };
     if (lane.running > 0) {
       lane.running -= 1;
       const running = this.applicationRunning(lane.applicationId) - 1;
