@@ -5,7 +5,6 @@ const SECRET = Buffer.alloc(32, 7).toString('base64');
 const KEY = `cds-acme:hmac-sha256:${SECRET}`;
 const ALL = { ACME_DNS_ZONE: 'Acme.Edge.Example.com.', ACME_DNS_UPDATE_SERVER: '192.0.2.53:5353', ACME_DNS_TSIG_KEY: KEY };
 
-
 const load = (env: NodeJS.ProcessEnv) => loadConfig({ mode: 'split', env: { ...splitEnv, ...env } });
 const errorOf = (env: NodeJS.ProcessEnv): Error => {
   try {
