@@ -11,9 +11,15 @@
 //      its start until every domain's ownership and routing checks pass.
 // Prints, as JSON on the last line, the times and the CPU of each phase: this
 // process, the DNS server and the bench database's PostgreSQL backends (the
-// one that polls for the end is the bench's own and is reported apart).
+// one that polls for the end is the bench's own and is reported apart), and
+// the check runs the checker recorded for the N domains meanwhile.
+// BENCH_ADMIN_URL: the PostgreSQL cluster (default the machine's, 127.0.0.1:5432);
+// BENCH_DATABASE: an existing database of that cluster to add the N domains to,
+// kept afterwards, instead of a fresh one dropped at the end (the scale bench's
+// full database); there every other domain due within the next hour is put off
+// by a day first, so that the checker's work is the N domains in both cases.
 'use strict';
-/* global setTimeout, fetch */
+/* global setTimeout, fetch, URL */
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const { Resolver } = require('node:dns/promises');
@@ -27,7 +33,8 @@ const { InternalCa, startChecker } = require('@cds/checker');
 const N = Number(process.env.BENCH_DOMAINS || 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 32);
 const EDGE_TARGET = 'edge.example.net';
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const EXISTING_DB = process.env.BENCH_DATABASE || null;
 
 /** CPU time of this process (user + system, every thread) from a process.cpuUsage() difference. */
 const cpuMs = (usage) => (usage.user + usage.system) / 1000;
@@ -94,11 +101,11 @@ async function pool(items, size, work) {
 }
 
 async function main() {
-  const dbName = `bench_checker_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const dbName = EXISTING_DB ?? `bench_checker_${Date.now()}_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = `postgres://postgres@127.0.0.1:5432/${dbName}`;
+  if (!EXISTING_DB) await admin.query(`CREATE DATABASE ${dbName}`);
+  const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${dbName}` }).href;
   const [dnsPort, mgmtPort] = [await freePort(), await freePort()];
   const dns = spawn('/usr/bin/pebble-challtestsrv', ['-dns01', `127.0.0.1:${dnsPort}`, '-management', `127.0.0.1:${mgmtPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '', '-defaultIPv6', ''], { stdio: 'ignore' });
   const post = async (path, body) => {
@@ -111,7 +118,8 @@ async function main() {
     for (let i = 0; ; i++) { try { await post('/clear-txt', { host: 'probe.test.' }); break; } catch (e) { if (i > 50) throw e; await sleep(100); } }
     const config = loadConfig({ mode: 'split', env: {
       DATABASE_URL: dbUrl, AMQP_URL: 'amqp://127.0.0.1', OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
-      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
+      // The scale bench's key (its database's sealed values), or a fresh one.
+      DATA_ENCRYPTION_KEY: process.env.DATA_ENCRYPTION_KEY || randomBytes(32).toString('base64'), ASSERTION_DEPLOYMENT_KEY: randomBytes(32).toString('base64url'),
       CERT_ISSUER: 'internal', EDGE_TARGET, DNS_SERVERS: `127.0.0.1:${dnsPort}`, CHECK_SCHEDULE_PENDING: '1h', CHECK_INTERVAL_LIVE: '1h', LOG_LEVEL: 'error',
     } });
     store = await createDataStore({ url: dbUrl });
@@ -119,7 +127,7 @@ async function main() {
 
     log(`creating ${N} domains and their records`);
     const now = new Date();
-    const application = { id: randomUUID(), slug: 'bench', name: 'bench', status: 'active', plan: 'free', contactEmail: null,
+    const application = { id: randomUUID(), slug: `bench-checker-${process.pid}`, name: 'bench', status: 'active', plan: 'free', contactEmail: null,
       limits: { live_domains: N, api_requests_per_minute: 60, proxied_requests_per_minute: 600, proxied_requests_per_second: 100, credentials: 1, webhook_subscriptions: 10, fair_use_bytes_per_month: 1e10 },
       createdAt: now, updatedAt: now, deletedAt: null };
     await store.run((r) => r.applications.insert(application));
@@ -138,10 +146,18 @@ async function main() {
     // As pgbench does before a run: statistics of the loaded tables, as autovacuum
     // keeps them in a deployment. Without them the planner takes the 5,000 rows
     // just inserted for an empty table and sorts every due domain at each lease.
+    let domainsInDb;
     {
       const setup = new Client({ connectionString: dbUrl });
       await setup.connect();
       await setup.query('ANALYZE domains, domain_checks');
+      if (EXISTING_DB) {
+        const { rowCount } = await setup.query(`UPDATE domains SET next_check_at = next_check_at + interval '1 day'
+          WHERE next_check_at < now() + interval '1 hour' AND application_id <> $1`, [application.id]);
+        log(`${rowCount} other domains due within the hour put off by a day`);
+      }
+      domainsInDb = (await setup.query('SELECT count(*)::int AS n FROM domains')).rows[0].n;
+      log(`${domainsInDb} domains in ${dbName}`);
       await setup.end();
     }
 
@@ -185,9 +201,10 @@ async function main() {
     const checkerMs = Number(process.hrtime.bigint() - start) / 1e6;
     const checkerCpuMs = cpuMs(process.cpuUsage(startCpu));
     const checkerPeersUsed = peerCpuSince(checkerPeers, await peerCpu(admin, dbName, dns.pid), [pg.processID]);
-    const { rows: [issued] } = await pg.query('SELECT count(*)::int AS n FROM certificates');
+    const { rows: [issued] } = await pg.query('SELECT count(*)::int AS n FROM certificates c JOIN domains d ON d.id = c.domain_id WHERE d.application_id = $1', [application.id]);
     log(`certificates issued meanwhile (one at a time, spaced out, while checks run): ${issued.n}`);
     if (profile) await profile.stop(process.env.BENCH_PROFILE);
+    const { rows: [runs] } = await pg.query('SELECT count(*)::int AS n FROM domain_check_runs r JOIN domains d ON d.id = r.domain_id WHERE d.application_id = $1', [application.id]);
     // How many updates found room beside the old row version (no index entries): the statistics lag a moment.
     await sleep(600);
     const { rows: hot } = await pg.query(`SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname IN ('domains', 'domain_checks') ORDER BY relname`);
@@ -195,7 +212,8 @@ async function main() {
     await pg.end();
     const perDomainUs = (ms) => Math.round((ms / N) * 1000);
     console.log(JSON.stringify({
-      domains: N, concurrency: CONCURRENCY, reference_ms: Math.round(referenceMs), checker_ms: Math.round(checkerMs), ratio: Number((referenceMs / checkerMs).toFixed(3)),
+      domains: N, database_domains: domainsInDb, check_runs: runs.n,
+      check_runs_per_second: Math.round((runs.n / checkerMs) * 1000), concurrency: CONCURRENCY, reference_ms: Math.round(referenceMs), checker_ms: Math.round(checkerMs), ratio: Number((referenceMs / checkerMs).toFixed(3)),
       reference_cpu_ms: Math.round(referenceCpuMs), checker_cpu_ms: Math.round(checkerCpuMs),
       reference_dns_server_cpu_ms: referencePeers.dns_server_cpu_ms, checker_dns_server_cpu_ms: checkerPeersUsed.dns_server_cpu_ms,
       checker_database_cpu_ms: checkerPeersUsed.database_cpu_ms, bench_poll_database_cpu_ms: checkerPeersUsed.bench_database_cpu_ms,
@@ -209,7 +227,7 @@ async function main() {
     if (checker) await checker.stop();
     if (store) await store.close();
     dns.kill('SIGTERM');
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    if (!EXISTING_DB) await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
   }
 }

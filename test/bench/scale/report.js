@@ -14,9 +14,12 @@ const full = read('full.json');
 const sizes = { small: read('sizes-small.json'), full: read('sizes-full.json') };
 const backups = { small: read('backup-small.json'), full: read('backup-full.json') };
 const edgeStart = read('edge-start.json');
+const checker = { small: read('checker-small.json'), full: read('checker-full.json') };
 const TARGET = 2;
 /** An edge started on the full database: first request served within 10 s, heap at most 256 MiB. */
 const EDGE_START = { ms: 10_000, heapMib: 256 };
+/** One checker's CPU per checked domain among the full database's domains ÷ in a fresh database, at most. */
+const CHECKER_CPU_TARGET = 1.2;
 
 // [key, label, targeted]
 const OPERATIONS = [
@@ -81,6 +84,12 @@ const startRows = edgeStart.starts.map((s, i) => {
   return `| ${i + 1} | **${n(s.first_request_ms)}** | ${n(s.readyz_ms)} | ${n(s.names_loaded_ms)} (${n(s.names)} names) | **${s.heap_at_first_request_mib}** / ${s.rss_at_first_request_mib} | **${s.heap_after_names_mib}** / ${s.rss_after_names_mib} | ${verdict} |`;
 });
 
+const checkerRatio = checker.full.checker_cpu_us_per_domain / checker.small.checker_cpu_us_per_domain;
+const checkerVerdict = checkerRatio <= CHECKER_CPU_TARGET ? 'PASS' : 'FAIL';
+if (checkerVerdict === 'FAIL') failures.push('checker CPU per domain');
+const checkerRow = (label, c) => `| ${label} (${n(c.database_domains)} domains) | ${n(c.check_runs)} in ${n(c.checker_ms)} ms: **${n(c.check_runs_per_second)}** | `
+  + `**${n(c.checker_cpu_us_per_domain)}** | ${n(c.reference_cpu_us_per_domain)} | ${n(c.database_cpu_us_per_domain)} / ${n(c.dns_server_cpu_us_per_domain)} |`;
+
 const out = `### Run ${new Date().toISOString().slice(0, 16)}Z
 
 ${os.cpus().length} CPUs, node ${process.version}, commit ${process.env.BENCH_SCALE_COMMIT}; load average ${process.env.BENCH_SCALE_LOAD}
@@ -109,6 +118,15 @@ The checker's lease of 50 due domains, per lease: ${n(small.ops.checker_lease.wa
 ${n(small.ops.checker_lease.blocks_read)} → ${n(full.ops.checker_lease.blocks_read)} blocks read from outside PostgreSQL's buffers, ${small.ops.checker_lease.hot_share} → ${full.ops.checker_lease.hot_share}
 of its row updates heap-only; the batch write that follows it ${n(small.ops.checker_batch_write.wal_bytes)} → ${n(full.ops.checker_batch_write.wal_bytes)} bytes of WAL
 (at 1,000 → at full size).
+
+One checker process (\`test/bench/checker/bench.js\`, concurrency ${checker.full.concurrency}, internal CA) checking ${n(checker.full.domains)} new pending domains
+whose records are in challtestsrv, until all pass ownership and routing: in a fresh database of this cluster, then added to the full database
+(every other domain due within the hour put off). CPU per checked domain, full ÷ fresh: **${checkerRatio.toFixed(2)}** (target ≤ ${CHECKER_CPU_TARGET}: ${checkerVerdict}).
+
+| database | check runs, per second | checker CPU µs per domain | bare resolver loop µs per domain | PostgreSQL / DNS server µs per domain |
+|---|---|---|---|---|
+${checkerRow('fresh', checker.small)}
+${checkerRow('full', checker.full)}
 
 Targets: ${failures.length === 0 ? 'all PASS' : `FAIL: ${failures.join('; ')}`}.
 

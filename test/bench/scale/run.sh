@@ -25,7 +25,9 @@
 #      again; explain.js writes EXPLAIN (ANALYZE, BUFFERS) of the statements
 #      behind the operations (before and after the changes of migration
 #      1760000000900); `cdctl migrate` on the full database, with nothing to
-#      apply and applying that migration again.
+#      apply and applying that migration again; one checker
+#      (test/bench/checker/bench.js) checking 5,000 new domains, in a fresh
+#      database of the cluster and then in the full one.
 #   5. report.js: one table with the ratio full ÷ small per operation and the
 #      targets, bytes per ready domain (by table), the kept check runs' bytes
 #      per domain and per run, seed, migrate and backup figures.
@@ -56,6 +58,7 @@ BENCH_LOG_FD=2
 . "$ROOT/test/bench/lib/bench-lib.sh"
 
 need_tools curl openssl taskset rabbitmqctl
+install_missing pebble-challtestsrv:pebble
 need_cpus 2 "for the pinning (API on CPU 0, client on CPU 1)"
 need_built services/api/dist/main.js services/cli/dist/main.js
 
@@ -198,6 +201,20 @@ began=$(now_ms)
 node services/cli/dist/main.js migrate >"$work/migrate.log"
 migrate_s=$(seconds_since "$began")
 log "cdctl migrate on the full database: $migrate_noop_s s with nothing to apply, $migrate_s s applying $last"
+
+# --- 4b. one checker at both sizes ------------------------------------------------------
+# test/bench/checker/bench.js: 5,000 pending domains with their records in
+# challtestsrv, checked by one checker until all pass ownership and routing;
+# first in a fresh database of this cluster, then added to the full database
+# (where every other domain due within the hour is put off, so that the
+# checker's work is the same 5,000).
+checker_at() { # out-file [database]
+  BENCH_ADMIN_URL="postgres://postgres@127.0.0.1:$pg_port/postgres" BENCH_DATABASE=${2:-} \
+    node --expose-gc "$ROOT/test/bench/checker/bench.js" 2>>"$work/checker.log" | tail -n 1 >"$1"
+}
+checker_at "$work/checker-small.json"
+checker_at "$work/checker-full.json" "$db"
+log "one checker, 5,000 domains, in a fresh database / in the full one: $(cat "$work/checker-small.json") / $(cat "$work/checker-full.json")"
 
 # --- 5. report ----------------------------------------------------------------------
 export BENCH_SCALE_WORK=$work BENCH_SCALE_SEED_S=$seed_s BENCH_SCALE_MIGRATE_S=$migrate_s BENCH_SCALE_MIGRATE_NOOP_S=$migrate_noop_s BENCH_SCALE_LAST_MIGRATION=$last
