@@ -1,8 +1,9 @@
 // Housekeeping (DECISIONS §9): every HOUSEKEEPING_INTERVAL, the one runner
 // holding the lease deletes what is past retention, group by group of tables
 // (HOUSEKEEPING_GROUPS), in batches of at most HOUSEKEEPING_BATCH_ROWS rows
-// per statement, each statement its own short transaction followed by a pause
-// in proportion to it, until a round of the group comes back short.
+// per statement (fewer for a table whose rows write much WAL: nextBatchRows),
+// each statement its own short transaction followed by a pause in proportion
+// to it, until a round of the group comes back short.
 // The API process runs it (and so the all-in-one one); its statements and the
 // lease's compare-and-swap are in libs/data.
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,9 @@ import {
   HOUSEKEEPING_GROUPS,
   HOUSEKEEPING_LEASE_MS,
   HOUSEKEEPING_TABLES,
+  HOUSEKEEPING_BATCH_ROWS,
   isLastBatch,
+  nextBatchRows,
   pauseAfterStatement,
   retentionCutoffs,
   type HousekeepingSettings,
@@ -35,6 +38,9 @@ import { silentLogger, type Logger } from '@cds/logging';
 export interface PruneStatementEvent {
   readonly table: HousekeepingTable;
   readonly deleted: number;
+  /** The rows it could have deleted at most, and the WAL it wrote (null: not known). */
+  readonly limit: number;
+  readonly walBytes: number | null;
   readonly startedAt: number;
   readonly endedAt: number;
 }
@@ -80,6 +86,14 @@ interface HeldLease {
   renewedAt: number;
 }
 
+/** What a run keeps as it goes: rows deleted and the next batch's size, per table. */
+interface RunState {
+  readonly cutoffs: RetentionCutoffs;
+  readonly deleted: DeletedRows;
+  readonly limits: Map<HousekeepingTable, number>;
+  readonly lease: HeldLease;
+}
+
 const noRows = (): DeletedRows => Object.fromEntries(HOUSEKEEPING_TABLES.map((table) => [table, 0])) as DeletedRows;
 
 /** A runner without a timer: ticks happen on runOnce (tests, tools). */
@@ -92,13 +106,16 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
   let stopping = false;
   let chain: Promise<unknown> = Promise.resolve();
 
-  /** One batch of `table`; the rows it deleted. */
-  async function pruneBatch(table: HousekeepingTable, cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<number> {
+  /** One batch of `table`: whether it was the table's last (shorter than its limit). */
+  async function pruneBatch(table: HousekeepingTable, run: RunState): Promise<boolean> {
+    const { lease } = run;
+    const limit = run.limits.get(table) ?? HOUSEKEEPING_BATCH_ROWS;
     const startedAt = performance.now();
-    const rows = await store.run((r) => r.housekeeping.prune(table, cutoffs));
+    const { deleted, walBytes } = await store.run((r) => r.housekeeping.prune(table, run.cutoffs, limit));
     const endedAt = performance.now();
-    deleted[table] += rows;
-    await opts.onStatement?.({ table, deleted: rows, startedAt, endedAt });
+    run.deleted[table] += deleted;
+    run.limits.set(table, nextBatchRows(limit, deleted, walBytes));
+    await opts.onStatement?.({ table, deleted, limit, walBytes, startedAt, endedAt });
     // Room for the service's own writes between two deletes (libs/core HOUSEKEEPING_PAUSE_FACTOR).
     const pause = pauseAfterStatement(endedAt - startedAt, opts.pauseFactor);
     if (pause > 0 && !stopping) await sleep(pause);
@@ -108,17 +125,17 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
       lease.claim = await keeper.renew(lease.claim, at);
       lease.renewedAt = at.getTime();
     }
-    return rows;
+    return isLastBatch(deleted, limit);
   }
 
   /** Rounds of one batch per table of the group until a round where every batch comes back short. */
-  async function pruneGroup(group: readonly HousekeepingTable[], cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<void> {
+  async function pruneGroup(group: readonly HousekeepingTable[], run: RunState): Promise<void> {
     for (;;) {
       let more = false;
       for (const table of group) {
         if (stopping) return;
         try {
-          if (!isLastBatch(await pruneBatch(table, cutoffs, deleted, lease))) more = true;
+          if (!(await pruneBatch(table, run))) more = true;
         } catch (error) {
           throw error instanceof LeaseLostError ? error : new TablePruneError(table, error);
         }
@@ -142,9 +159,10 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
     // A table that fails does not keep the others from being pruned; a lost lease ends the run.
     const failed: Partial<Record<HousekeepingTable | 'lease', string>> = {};
     let lost = false;
+    const run: RunState = { cutoffs, deleted, limits: new Map(), lease };
     for (const group of HOUSEKEEPING_GROUPS) {
       try {
-        await pruneGroup(group, cutoffs, deleted, lease);
+        await pruneGroup(group, run);
       } catch (error) {
         if (error instanceof LeaseLostError) {
           failed.lease = error.message;

@@ -184,7 +184,7 @@ async function main() {
     await pg.connect();
     // Making them due is the bench's work, not the checker's, and a deployment's
     // internal CA exists long before: both are done before measuring.
-    await pg.query('UPDATE domains SET next_check_at = now()');
+    await pg.query('UPDATE domains SET next_check_at = now() WHERE application_id = $1', [application.id]);
     await new InternalCa(store, config.dataEncryptionKey).prepare();
     collectGarbage();
     const profile = process.env.BENCH_PROFILE ? await startProfile() : null;
@@ -193,7 +193,9 @@ async function main() {
     const startCpu = process.cpuUsage();
     checker = await startChecker({ config, logger: silentLogger, store, bus: new InProcessBus(), pollIntervalMs: 100, concurrency: CONCURRENCY });
     for (;;) {
-      const { rows } = await pg.query(`SELECT count(*)::int AS n FROM domain_checks WHERE type IN ('ownership', 'routing') AND status = 'passing'`);
+      // Only the bench's domains: among a million others a count of the whole table would be most of the database's work.
+      const { rows } = await pg.query(`SELECT count(*)::int AS n FROM domain_checks c JOIN domains d ON d.id = c.domain_id
+        WHERE d.application_id = $1 AND c.type IN ('ownership', 'routing') AND c.status = 'passing'`, [application.id]);
       if (rows[0].n === 2 * N) break;
       if (Number(process.hrtime.bigint() - start) / 1e9 > 600) throw new Error(`only ${rows[0].n / 2} of ${N} domains passed within 600 s`);
       await sleep(Number(process.env.BENCH_POLL_MS || 50));
