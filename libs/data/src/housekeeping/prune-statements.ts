@@ -1,6 +1,7 @@
 // One batch delete per table (DECISIONS §9). Each statement picks at most
-// its batch's rows (HOUSEKEEPING_BATCH_ROWS or fewer, housekeeping.ts) by the row's physical address (PostgreSQL ctid,
-// SQLite rowid), which every table has whatever its key, and deletes them.
+// its batch's rows (HOUSEKEEPING_BATCH_ROWS or fewer: libs/core
+// nextBatchRows) by the row's physical address (PostgreSQL ctid, SQLite
+// rowid), which every table has whatever its key, and deletes them.
 // The condition is repeated on the delete itself: a row changed since it was
 // picked (a rate-counter window started again, an idempotency key taken over)
 // is left alone. With many rows past retention PostgreSQL finds the picked
