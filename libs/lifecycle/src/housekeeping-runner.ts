@@ -106,10 +106,9 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
   let stopping = false;
   let chain: Promise<unknown> = Promise.resolve();
 
-  /** One batch of `table`: whether it was the table's last (shorter than its limit). */
-  async function pruneBatch(table: HousekeepingTable, run: RunState): Promise<boolean> {
+  /** One batch of `table`, at most `limit` rows: whether it was the table's last (shorter than its limit). */
+  async function pruneBatch(table: HousekeepingTable, run: RunState, limit: number): Promise<boolean> {
     const { lease } = run;
-    const limit = run.limits.get(table) ?? HOUSEKEEPING_BATCH_ROWS;
     const startedAt = performance.now();
     const { deleted, walBytes } = await store.run((r) => r.housekeeping.prune(table, run.cutoffs, limit));
     const endedAt = performance.now();
@@ -128,14 +127,21 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
     return isLastBatch(deleted, limit);
   }
 
-  /** Rounds of one batch per table of the group until a round where every batch comes back short. */
+  /**
+   * Rounds of one batch per table of the group until a round where every
+   * batch comes back short. The tables of a group take batches of one size,
+   * the smallest of theirs: attempts and deliveries share a window of the
+   * oldest deliveries, and with a narrower one for the deliveries both would
+   * come back short long before the backlog is gone.
+   */
   async function pruneGroup(group: readonly HousekeepingTable[], run: RunState): Promise<void> {
     for (;;) {
       let more = false;
+      const limit = Math.min(...group.map((table) => run.limits.get(table) ?? HOUSEKEEPING_BATCH_ROWS));
       for (const table of group) {
         if (stopping) return;
         try {
-          if (!(await pruneBatch(table, run))) more = true;
+          if (!(await pruneBatch(table, run, limit))) more = true;
         } catch (error) {
           throw error instanceof LeaseLostError ? error : new TablePruneError(table, error);
         }
