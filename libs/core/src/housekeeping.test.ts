@@ -3,10 +3,7 @@ import {
   HOUSEKEEPING_BATCH_ROWS,
   HOUSEKEEPING_GROUPS,
   HOUSEKEEPING_TABLES,
-  HOUSEKEEPING_MIN_BATCH_ROWS,
-  HOUSEKEEPING_STATEMENT_WAL_BYTES,
   isLastBatch,
-  nextBatchRows,
   pauseAfterStatement,
   leaseDecision,
   leaseText,
@@ -51,27 +48,10 @@ describe('batches', () => {
     expect(isLastBatch(1000)).toBe(false);
     expect(isLastBatch(999)).toBe(true);
     expect(isLastBatch(0)).toBe(true);
-    expect(isLastBatch(250, 250)).toBe(false);
-    expect(isLastBatch(249, 250)).toBe(true);
-  });
-
-  it('sizes the next batch from the WAL the last one wrote', () => {
-    expect(HOUSEKEEPING_STATEMENT_WAL_BYTES).toBe(256 * 1024);
-    // 1,000 rows wrote 1 MiB: a quarter of them fit.
-    expect(nextBatchRows(1000, 1000, 1024 * 1024)).toBe(250);
-    // Narrow rows: the batch grows back, at most doubling, never past the limit.
-    expect(nextBatchRows(250, 250, 16 * 1024)).toBe(500);
-    expect(nextBatchRows(800, 800, 1024)).toBe(1000);
-    // Rows so wide that one alone is over the budget: still a few per statement.
-    expect(nextBatchRows(1000, 1000, 1024 ** 3)).toBe(HOUSEKEEPING_MIN_BATCH_ROWS);
-    // Nothing deleted says nothing of the rows: the limit stays.
-    expect(nextBatchRows(300, 0, 8192)).toBe(300);
-    // A database that does not tell the WAL (SQLite): full batches.
-    expect(nextBatchRows(300, 300, null)).toBe(HOUSEKEEPING_BATCH_ROWS);
   });
 
   it('pauses after a statement in proportion to its duration, within bounds', () => {
-    expect(pauseAfterStatement(40)).toBe(160);
+    expect(pauseAfterStatement(40)).toBe(320);
     expect(pauseAfterStatement(40, 0)).toBe(0);
     expect(pauseAfterStatement(5000)).toBe(1000);
     expect(pauseAfterStatement(-1)).toBe(0);

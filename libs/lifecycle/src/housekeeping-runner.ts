@@ -1,9 +1,8 @@
 // Housekeeping (DECISIONS §9): every HOUSEKEEPING_INTERVAL, the one runner
 // holding the lease deletes what is past retention, group by group of tables
 // (HOUSEKEEPING_GROUPS), in batches of at most HOUSEKEEPING_BATCH_ROWS rows
-// per statement (fewer for a table whose rows write much WAL: nextBatchRows),
-// each statement its own short transaction followed by a pause in proportion
-// to it, until a round of the group comes back short.
+// per statement, each statement its own short transaction followed by a pause
+// in proportion to it, until a round of the group comes back short.
 // The API process runs it (and so the all-in-one one); its statements and the
 // lease's compare-and-swap are in libs/data.
 import { randomUUID } from 'node:crypto';
@@ -14,9 +13,7 @@ import {
   HOUSEKEEPING_GROUPS,
   HOUSEKEEPING_LEASE_MS,
   HOUSEKEEPING_TABLES,
-  HOUSEKEEPING_BATCH_ROWS,
   isLastBatch,
-  nextBatchRows,
   pauseAfterStatement,
   retentionCutoffs,
   type HousekeepingSettings,
@@ -38,9 +35,6 @@ import { silentLogger, type Logger } from '@cds/logging';
 export interface PruneStatementEvent {
   readonly table: HousekeepingTable;
   readonly deleted: number;
-  /** The rows it could have deleted at most, and the WAL it wrote (null: not known). */
-  readonly limit: number;
-  readonly walBytes: number | null;
   readonly startedAt: number;
   readonly endedAt: number;
 }
@@ -86,14 +80,6 @@ interface HeldLease {
   renewedAt: number;
 }
 
-/** What a run keeps as it goes: rows deleted and the next batch's size, per table. */
-interface RunState {
-  readonly cutoffs: RetentionCutoffs;
-  readonly deleted: DeletedRows;
-  readonly limits: Map<HousekeepingTable, number>;
-  readonly lease: HeldLease;
-}
-
 const noRows = (): DeletedRows => Object.fromEntries(HOUSEKEEPING_TABLES.map((table) => [table, 0])) as DeletedRows;
 
 /** A runner without a timer: ticks happen on runOnce (tests, tools). */
@@ -106,15 +92,13 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
   let stopping = false;
   let chain: Promise<unknown> = Promise.resolve();
 
-  /** One batch of `table`, at most `limit` rows: whether it was the table's last (shorter than its limit). */
-  async function pruneBatch(table: HousekeepingTable, run: RunState, limit: number): Promise<boolean> {
-    const { lease } = run;
+  /** One batch of `table`; the rows it deleted. */
+  async function pruneBatch(table: HousekeepingTable, cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<number> {
     const startedAt = performance.now();
-    const { deleted, walBytes } = await store.run((r) => r.housekeeping.prune(table, run.cutoffs, limit));
+    const rows = await store.run((r) => r.housekeeping.prune(table, cutoffs));
     const endedAt = performance.now();
-    run.deleted[table] += deleted;
-    run.limits.set(table, nextBatchRows(limit, deleted, walBytes));
-    await opts.onStatement?.({ table, deleted, limit, walBytes, startedAt, endedAt });
+    deleted[table] += rows;
+    await opts.onStatement?.({ table, deleted: rows, startedAt, endedAt });
     // Room for the service's own writes between two deletes (libs/core HOUSEKEEPING_PAUSE_FACTOR).
     const pause = pauseAfterStatement(endedAt - startedAt, opts.pauseFactor);
     if (pause > 0 && !stopping) await sleep(pause);
@@ -124,24 +108,17 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
       lease.claim = await keeper.renew(lease.claim, at);
       lease.renewedAt = at.getTime();
     }
-    return isLastBatch(deleted, limit);
+    return rows;
   }
 
-  /**
-   * Rounds of one batch per table of the group until a round where every
-   * batch comes back short. The tables of a group take batches of one size,
-   * the smallest of theirs: attempts and deliveries share a window of the
-   * oldest deliveries, and with a narrower one for the deliveries both would
-   * come back short long before the backlog is gone.
-   */
-  async function pruneGroup(group: readonly HousekeepingTable[], run: RunState): Promise<void> {
+  /** Rounds of one batch per table of the group until a round where every batch comes back short. */
+  async function pruneGroup(group: readonly HousekeepingTable[], cutoffs: RetentionCutoffs, deleted: DeletedRows, lease: HeldLease): Promise<void> {
     for (;;) {
       let more = false;
-      const limit = Math.min(...group.map((table) => run.limits.get(table) ?? HOUSEKEEPING_BATCH_ROWS));
       for (const table of group) {
         if (stopping) return;
         try {
-          if (!(await pruneBatch(table, run, limit))) more = true;
+          if (!isLastBatch(await pruneBatch(table, cutoffs, deleted, lease))) more = true;
         } catch (error) {
           throw error instanceof LeaseLostError ? error : new TablePruneError(table, error);
         }
@@ -165,10 +142,9 @@ export function createHousekeeping(opts: HousekeepingOptions): Housekeeping {
     // A table that fails does not keep the others from being pruned; a lost lease ends the run.
     const failed: Partial<Record<HousekeepingTable | 'lease', string>> = {};
     let lost = false;
-    const run: RunState = { cutoffs, deleted, limits: new Map(), lease };
     for (const group of HOUSEKEEPING_GROUPS) {
       try {
-        await pruneGroup(group, run);
+        await pruneGroup(group, cutoffs, deleted, lease);
       } catch (error) {
         if (error instanceof LeaseLostError) {
           failed.lease = error.message;

@@ -105,14 +105,12 @@ export async function aDelivery(store: DataStore, sub: WebhookSubscriptionRow, s
   return id as string;
 }
 
-/** `count` deliveries as aDelivery makes them (`payload`: their body), written in two statements. */
-export async function someDeliveries(
-  store: DataStore, sub: WebhookSubscriptionRow, count: number, state: WebhookDeliveryRow['state'], createdAt: Date, replayOf: string | null = null, payload = () => '{"id":"x"}',
-): Promise<string[]> {
+/** `count` deliveries as aDelivery makes them, written in two statements. */
+export async function someDeliveries(store: DataStore, sub: WebhookSubscriptionRow, count: number, state: WebhookDeliveryRow['state'], createdAt: Date, replayOf: string | null = null): Promise<string[]> {
   const leaseId = randomUUID();
   const rows: WebhookDeliveryRow[] = Array.from({ length: count }, () => ({
     id: randomUUID(), applicationId: sub.applicationId, subscriptionId: sub.id, eventId: randomUUID(), eventType: 'domain.ready',
-    payload: payload(), state: 'pending', attempts: 0, nextAttemptAt: createdAt, lastAttemptAt: null, lastStatusCode: null,
+    payload: '{"id":"x"}', state: 'pending', attempts: 0, nextAttemptAt: createdAt, lastAttemptAt: null, lastStatusCode: null,
     lastError: null, createdAt, deliveredAt: null, replayOf, leaseId,
   }));
   await store.run((r) => r.webhookDeliveries.insertMany(rows));

@@ -169,7 +169,7 @@ describe('housekeeping runners', () => {
             ...r,
             housekeeping: {
               databaseTime: () => r.housekeeping.databaseTime(),
-              prune: (table, cutoffs, limit) => (table === 'outbox' ? Promise.reject(new Error('outbox is locked')) : r.housekeeping.prune(table, cutoffs, limit)),
+              prune: (table, cutoffs) => (table === 'outbox' ? Promise.reject(new Error('outbox is locked')) : r.housekeeping.prune(table, cutoffs)),
             },
           }),
         ) as Promise<T>,

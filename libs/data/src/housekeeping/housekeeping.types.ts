@@ -9,21 +9,10 @@ export interface HousekeepingRepository {
    */
   databaseTime(): Promise<Date>;
   /**
-   * Deletes at most `limit` rows (default HOUSEKEEPING_BATCH_ROWS) of `table`
-   * that are past retention, in one statement: how many it deleted, and the
-   * WAL written meanwhile.
+   * Deletes at most HOUSEKEEPING_BATCH_ROWS rows of `table` that are past
+   * retention, in one statement; returns how many it deleted.
    */
-  prune(table: HousekeepingTable, cutoffs: RetentionCutoffs, limit?: number): Promise<PrunedBatch>;
-}
-
-export interface PrunedBatch {
-  readonly deleted: number;
-  /**
-   * Bytes of WAL the database wrote from just before the statement to just
-   * after it (PostgreSQL; others' writes meanwhile included). Null where the
-   * database does not say (SQLite) or could not be asked.
-   */
-  readonly walBytes: number | null;
+  prune(table: HousekeepingTable, cutoffs: RetentionCutoffs): Promise<number>;
 }
 
 /**

@@ -14,16 +14,6 @@ describe('pruneStatement', () => {
     expect(postgres.match(/LIMIT 1000/g)).toHaveLength(table.startsWith('webhook_') ? 3 : 1);
   });
 
-  it('takes a smaller batch where asked, in the pick and in the webhook tables\' window alike, and refuses one out of bounds', () => {
-    for (const table of HOUSEKEEPING_TABLES) {
-      const sql = pruneStatement('postgres', table, cutoffs, 250).sql;
-      expect(sql.match(/LIMIT 250/g)).toHaveLength(table.startsWith('webhook_') ? 3 : 1);
-      expect(sql).not.toContain('LIMIT 1000');
-      expect(sql).not.toContain('{limit}');
-    }
-    for (const limit of [0, -1, 1001, 2.5, Number.NaN]) expect(() => pruneStatement('sqlite', 'outbox', cutoffs, limit)).toThrow(RangeError);
-  });
-
   it('takes each table its own cutoff', () => {
     expect(pruneStatement('sqlite', 'outbox', cutoffs).params).toEqual({ before: new Date(NOW.getTime() - 1) });
     expect(pruneStatement('sqlite', 'webhook_attempts', cutoffs).params).toEqual({ before: new Date(NOW.getTime() - 2) });

@@ -1,7 +1,6 @@
 // One batch delete per table (DECISIONS §9). Each statement picks at most
-// its batch's rows (HOUSEKEEPING_BATCH_ROWS or fewer: libs/core
-// nextBatchRows) by the row's physical address (PostgreSQL ctid, SQLite
-// rowid), which every table has whatever its key, and deletes them.
+// HOUSEKEEPING_BATCH_ROWS rows by the row's physical address (PostgreSQL ctid,
+// SQLite rowid), which every table has whatever its key, and deletes them.
 // The condition is repeated on the delete itself: a row changed since it was
 // picked (a rate-counter window started again, an idempotency key taken over)
 // is left alone. With many rows past retention PostgreSQL finds the picked
@@ -30,7 +29,7 @@ const FINISHED_DELIVERY = (d: string) =>
  * deliveries that have none left (HOUSEKEEPING_GROUPS).
  */
 const OLDEST_FINISHED_DELIVERIES = `SELECT d.id FROM webhook_deliveries d WHERE ${FINISHED_DELIVERY('d')}
-  ORDER BY d.created_at LIMIT {limit}`;
+  ORDER BY d.created_at LIMIT ${HOUSEKEEPING_BATCH_ROWS}`;
 
 const DELETED_DOMAIN = 'SELECT d.id FROM domains d WHERE d.deleted_at < :before';
 
@@ -88,14 +87,10 @@ const PRUNES: Record<HousekeepingTable, Prune> = {
   },
 };
 
-/** The batch delete of `table`, at most `limit` rows (with `:name` parameters), and its parameters. */
-export function pruneStatement(
-  kind: DatabaseKind, table: HousekeepingTable, cutoffs: RetentionCutoffs, limit: number = HOUSEKEEPING_BATCH_ROWS,
-): { sql: string; params: Record<string, unknown> } {
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > HOUSEKEEPING_BATCH_ROWS) throw new RangeError(`a batch is 1 to ${HOUSEKEEPING_BATCH_ROWS} rows, not ${limit}`);
-  const { params } = PRUNES[table];
-  const where = PRUNES[table].where.replaceAll('{limit}', String(limit));
-  const pick = `SELECT {address} FROM ${table} WHERE ${where} LIMIT ${limit}`;
+/** The batch delete of `table` (with `:name` parameters) and its parameters. */
+export function pruneStatement(kind: DatabaseKind, table: HousekeepingTable, cutoffs: RetentionCutoffs): { sql: string; params: Record<string, unknown> } {
+  const { where, params } = PRUNES[table];
+  const pick = `SELECT {address} FROM ${table} WHERE ${where} LIMIT ${HOUSEKEEPING_BATCH_ROWS}`;
   const sql =
     kind === 'postgres'
       ? `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(${pick.replace('{address}', 'ctid')})) AND ${where}`
