@@ -51,7 +51,7 @@ describe('batches', () => {
   });
 
   it('pauses after a statement in proportion to its duration, within bounds', () => {
-    expect(pauseAfterStatement(40)).toBe(320);
+    expect(pauseAfterStatement(40)).toBe(160);
     expect(pauseAfterStatement(40, 0)).toBe(0);
     expect(pauseAfterStatement(5000)).toBe(1000);
     expect(pauseAfterStatement(-1)).toBe(0);

@@ -10,11 +10,9 @@ export const HOUSEKEEPING_BATCH_ROWS = 1000;
  * commit of the service waits for its WAL to be flushed, so a run that deletes
  * back to back slows every write of the service (measured: POST /v1/domains at
  * 200/s, one application, fell behind for minutes while a million-row backlog
- * was pruned; with the pause twice the statement its p99 was 5.58 times its
- * p99 without a run, four times: 3.08). The pause grows by itself when the
- * database is busy.
+ * was pruned). The pause grows by itself when the database is busy.
  */
-export const HOUSEKEEPING_PAUSE_FACTOR = 8;
+export const HOUSEKEEPING_PAUSE_FACTOR = 4;
 export const HOUSEKEEPING_MAX_PAUSE_MS = 1000;
 
 /** The pause after a statement that took `statementMs`. */
