@@ -153,9 +153,10 @@ sleep "$WARMUP"
 # would have by now, so that no statement keeps a plan made for the empty tables the run began
 # with (each foreign-key check of domain_checks scanned every domain until then).
 [ "$(psql -d "$db" -Atc 'SHOW autovacuum')" = on ] || { psql -d "$db" -qc "ANALYZE"; log "autovacuum is off: ANALYZE after the warm-up"; }
-# What the setup wrote since the seed's checkpoint is written out now: phase 1 is the
-# service's own steady state, not a checkpoint that the setup brought on (one that fell
-# in phase 1 once gave it a p99 of 295 ms). The run's own WAL brings its checkpoints in phase 2.
+# What the setup wrote since the seed's checkpoint is written out now, so that it does not
+# bring a checkpoint into phase 1 (one did once: a p99 of 295 ms). This does not make phase 1
+# steady by itself: each page's first change after a checkpoint writes the whole page to
+# the WAL (one phase 1 had 83.8 ms with it). The run's own WAL brings its checkpoints in phase 2.
 psql -d "$db" -qc "CHECKPOINT"
 p1_from=$(now_ms)
 log "phase 1: ${PHASE1}s without housekeeping"
