@@ -28,8 +28,6 @@ export interface CountingReceiver {
   to(path: string): CountedRequest[];
   /** How requests to `path` are answered from now on (default: 200 at once). */
   answer(path: string, how: CountingAnswer): void;
-  /** Requests to `path` open now. */
-  open(path: string): number;
   close(): Promise<void>;
 }
 
@@ -91,7 +89,6 @@ export async function startCountingReceiver(ca: TestCa): Promise<CountingReceive
     requests,
     to,
     answer: (path, how) => void answers.set(path, how),
-    open: (path) => to(path).filter((r) => r.ended === null).length,
     async close() {
       for (const res of live) res.destroy();
       server.closeAllConnections();

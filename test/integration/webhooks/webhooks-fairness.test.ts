@@ -6,6 +6,7 @@
 // webhooks-application-share.
 // The replay limit and the attempt history are in webhooks-replay-limit and
 // webhooks-attempts.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isCooling } from '@cds/core';
 import { eventually } from '../../support/eventually';
 import { sample } from '../metrics/scrape';
@@ -30,6 +31,28 @@ const delivered = async (key: string, subscriptionId: string) => (await stack.de
 const coolingOf = async (subscriptionId: string) => (await stack.api.store.run((r) => r.webhookSubscriptions.coolingStates([subscriptionId]))).get(subscriptionId);
 const streakOf = async (subscriptionId: string) => (await coolingOf(subscriptionId))?.failureStreak;
 const startedSince = (path: string, at: number): CountedRequest[] => receiver.to(path).filter((r) => r.started >= at);
+
+/**
+ * A moment from which every attempt at `path` runs alone. Attempts leased
+ * before cooling was seen (at `coolingSince`) have started 500 ms later; the
+ * moment is when the last attempt started by then ended. Not a poll for a
+ * moment with nothing open: attempts run back to back while cooling, and each
+ * one missed spends one of a delivery's 8 attempts (DECISIONS §3).
+ */
+async function aloneFrom(path: string, coolingSince: number): Promise<number> {
+  await sleep(Math.max(0, coolingSince + 500 - Date.now()));
+  const cutoff = Date.now();
+  const before = receiver.to(path).filter((r) => r.started < cutoff);
+  await eventually('the attempts started before cooling to end', () => before.every((r) => r.ended !== null));
+  return Math.max(cutoff, ...before.map((r) => r.ended as number));
+}
+
+/** What a wait that timed out saw: the subscription's deliveries, its cooling state and the receiver's last requests. */
+const explainDeliveries = (key: string, subscriptionId: string, path: string) => async (): Promise<string> => {
+  const rows = (await stack.deliveries(key, subscriptionId)).map((d) => `${d.id} ${d.state} attempts=${d.attempts} next=${d.next_attempt_at} last=${d.last_status_code} ${d.last_error ?? ''}`);
+  const requests = receiver.to(path).slice(-12).map((r) => `${r.eventId} ${r.status} at ${r.started} ${r.ended === null ? 'open' : `${r.ended - r.started} ms`}`);
+  return [`now ${Date.now()}, cooling ${JSON.stringify(await coolingOf(subscriptionId))}`, ...rows, 'last requests:', ...requests].join('\n');
+};
 
 describe('sending shared between subscriptions', () => {
   it(`runs at most ${CAP} attempts of one subscription at once, and counts those that waited for their turn`, async () => {
@@ -91,10 +114,9 @@ describe('cooling', () => {
     await eventually('5 failures in a row', async () => ((await streakOf(sub.id)) ?? 0) >= 5);
     expect(mostAtOnce(receiver.to('/cooling'))).toBeGreaterThan(1);
     // Attempts leased before that may still start: once they ended, every attempt runs alone.
-    const coolingSince = Date.now();
-    await eventually('the attempts leased before cooling to end', () => Date.now() - coolingSince > 500 && receiver.open('/cooling') === 0);
-    const alone = Date.now();
-    await eventually('6 attempts while cooling', () => startedSince('/cooling', alone).length >= 6, { timeoutMs: 20_000 });
+    const alone = await aloneFrom('/cooling', Date.now());
+    const explain = explainDeliveries(app.key, sub.id, '/cooling');
+    await eventually('6 attempts while cooling', () => startedSince('/cooling', alone).length >= 6, { timeoutMs: 20_000, explain });
     expect(mostAtOnce(startedSince('/cooling', alone))).toBe(1);
     expect(await sample('cds_webhook_subscriptions_cooling')).toBe(1);
     // The retry schedule is unchanged: no delivery waits longer than its 100 ms for its own sake, only for its turn.
@@ -106,7 +128,7 @@ describe('cooling', () => {
       const ok = receiver.to('/cooling').filter((r) => r.status === 200);
       return ok.length > 0 && ok;
     });
-    await eventually('every delivery delivered', async () => (await delivered(app.key, sub.id)) === 6, { timeoutMs: 20_000 });
+    await eventually('every delivery delivered', async () => (await delivered(app.key, sub.id)) === 6, { timeoutMs: 20_000, explain });
     expect(mostAtOnce(startedSince('/cooling', (success as CountedRequest).started))).toBeGreaterThan(1);
     expect(await streakOf(sub.id)).toBe(0);
     expect(await sample('cds_webhook_subscriptions_cooling')).toBe(0);
@@ -125,10 +147,10 @@ describe('cooling', () => {
     }, { timeoutMs: 30_000 });
     expect(receiver.to('/mostly-failing').filter((r) => r.status === 200).length).toBeGreaterThan(0);
     // Attempts leased before that may still start: once they ended, every attempt runs alone, successes included.
-    const coolingSince = Date.now();
-    await eventually('the attempts leased before cooling to end', () => Date.now() - coolingSince > 500 && receiver.open('/mostly-failing') === 0);
-    const alone = Date.now();
-    await eventually('10 attempts while cooling', () => startedSince('/mostly-failing', alone).filter((r) => r.ended !== null).length >= 10, { timeoutMs: 30_000 });
+    const alone = await aloneFrom('/mostly-failing', Date.now());
+    await eventually('10 attempts while cooling', () => startedSince('/mostly-failing', alone).filter((r) => r.ended !== null).length >= 10, {
+      timeoutMs: 30_000, explain: explainDeliveries(app.key, sub.id, '/mostly-failing'),
+    });
     const whileCooling = startedSince('/mostly-failing', alone);
     expect(whileCooling.some((r) => r.status === 200)).toBe(true);
     expect(mostAtOnce(whileCooling)).toBe(1);
