@@ -137,7 +137,8 @@ function serviceSecrets() {
 async function startService(name, script, env, { cpu = '0', profileDir } = {}) {
   const metricsPort = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn('taskset', ['-c', cpu, process.execPath, ...profile, script], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn('taskset', ['-c', cpu, process.execPath, ...nodeArgs, ...profile, script], {
     env: { PATH: process.env.PATH, METRICS_PORT: String(metricsPort), BIND_ADDRESS: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

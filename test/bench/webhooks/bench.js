@@ -131,7 +131,8 @@ async function main() {
     const ratio = dispatcherRate / raw.rate;
     const ratioAxios = dispatcherRate / viaAxios.rate;
     const verdict = ratioAxios >= TARGET_RATIO_AXIOS ? 'PASS' : 'FAIL';
-    const fairness = kit.fairnessBuilt() ? 'on' : 'absent';
+    // Node flags given to the services (BENCH_NODE_ARGS) go into the row beside fairness.
+    const fairness = `${kit.fairnessBuilt() ? 'on' : 'absent'}${process.env.BENCH_NODE_ARGS ? `, node ${process.env.BENCH_NODE_ARGS}` : ''}`;
     const date = kit.runDate();
     const commit = kit.gitCommit();
     console.log(`

@@ -14,7 +14,8 @@
 # Knobs: BENCH_MODE (all, throughput or fairness; default all), BENCH_DOCS=0 to
 # record nothing. Throughput: BENCH_EVENTS (default 5000),
 # BENCH_WARMUP_EVENTS (300), BENCH_SUBSCRIPTIONS (8), BENCH_PROFILE=<dir> for a
-# CPU profile of the dispatcher. Fairness: BENCH_FAIRNESS_SECONDS (60 per
+# CPU profile of the dispatcher, BENCH_NODE_ARGS for the node flags of the
+# services it starts (default none). Fairness: BENCH_FAIRNESS_SECONDS (60 per
 # phase), BENCH_B_RATE (20 events/s), BENCH_A_BACKLOG (10000),
 # BENCH_DRAIN_SECONDS (120, after the fault).
 set -euo pipefail
