@@ -206,7 +206,7 @@ function domain() {
 
 /**
  * Appends `row` to the table between `<!-- <marker> -->` and `<!-- /<marker> -->`
- * in DOCS (the last 20 rows kept), writing the current header.
+ * in DOCS (every row kept: DOCS is the history of the readings), writing the current header.
  * When the markers are missing, the table is added after `anchor`.
  */
 function recordRow({ marker, header, row, anchor }) {
@@ -223,7 +223,7 @@ function recordRow({ marker, header, row, anchor }) {
   const [table, after] = rest.split(end);
   const rows = table.split('\n').filter((line) => /^\| \d{4}-/.test(line));
   rows.push(row);
-  writeFileSync(DOCS, `${before}${begin}\n${header}\n${rows.slice(-20).join('\n')}\n${end}${after}`);
+  writeFileSync(DOCS, `${before}${begin}\n${header}\n${rows.join('\n')}\n${end}${after}`);
 }
 
 module.exports = {

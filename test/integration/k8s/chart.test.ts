@@ -84,7 +84,7 @@ describe('Helm chart', () => {
       ['node', 'services/api/dist/main.js'],
       ['node', 'services/checker/dist/main.js'],
       ['node', 'services/webhook-dispatcher/dist/main.js'],
-      ['node', '--max-semi-space-size=64', 'services/edge-proxy/dist/main.js'],
+      ['node', '--max-semi-space-size=32', 'services/edge-proxy/dist/main.js'],
     ]);
     for (const deployment of deployments) {
       const spec = podSpec(deployment);

@@ -18,7 +18,7 @@ function execForm(instruction: 'ENTRYPOINT' | 'CMD'): string[] {
 function runnable(args: readonly string[] | undefined): boolean {
   const [program, ...rest] = args ?? [];
   if (program === 'node') {
-    // V8 flags (--max-semi-space-size=64 for the edge) come before the entry point.
+    // V8 flags (--max-semi-space-size=32 for the edge) come before the entry point.
     const flags = rest.filter((arg) => /^--[a-z-]+=\d+$/.test(arg));
     const [target, ...extra] = rest.slice(flags.length);
     const service = /^services\/([a-z-]+)\/dist\/main\.js$/.exec(target ?? '')?.[1];

@@ -72,7 +72,7 @@ components:
   - name: edge-proxy
     valuesKey: edgeProxy
     main: services/edge-proxy/dist/main.js
-    nodeArgs: ["--max-semi-space-size=64"]
+    nodeArgs: ["--max-semi-space-size=32"]
     secrets: [DATABASE_URL, AMQP_URL, DATA_ENCRYPTION_KEY, DATA_ENCRYPTION_KEYS, ASSERTION_DEPLOYMENT_KEY, SMTP_URL]
 {{- end -}}
 
