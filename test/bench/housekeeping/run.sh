@@ -23,7 +23,8 @@
 # too busy for the rate fails here).
 # Knobs: BENCH_RATE (requests/s, default 200), BENCH_LOAD_APPS (applications the
 # load's requests take turns from, default 10), BENCH_WARMUP / BENCH_PHASE1
-# (seconds, default 10 / 30), BENCH_OUTBOX_ROWS / BENCH_DELIVERIES (default
+# (seconds, default 10 / 30), BENCH_SETTLE (seconds of load between the CHECKPOINT and
+# phase 1, default 10), BENCH_OUTBOX_ROWS / BENCH_DELIVERIES (default
 # 1000000 each), BENCH_APPS (default 100), BENCH_PRUNE_TIMEOUT (seconds the
 # load goes on after the run was due, default 900: a run still going then
 # fails the target, and the bench waits as long again for it to end without
@@ -41,10 +42,11 @@ HERE=$ROOT/test/bench/housekeeping
 RATE=${BENCH_RATE:-200}
 WARMUP=${BENCH_WARMUP:-10}
 PHASE1=${BENCH_PHASE1:-30}
+SETTLE=${BENCH_SETTLE:-10}
 PRUNE_TIMEOUT=${BENCH_PRUNE_TIMEOUT:-900}
 LOAD_APPS=${BENCH_LOAD_APPS:-10}
 # The first run starts this long after the API does: start-up, warm-up, phase 1 and a margin.
-INTERVAL=$((WARMUP + PHASE1 + 20))
+INTERVAL=$((WARMUP + SETTLE + PHASE1 + 20))
 TARGET_P99_RATIO=2
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
 
@@ -154,10 +156,12 @@ sleep "$WARMUP"
 # with (each foreign-key check of domain_checks scanned every domain until then).
 [ "$(psql -d "$db" -Atc 'SHOW autovacuum')" = on ] || { psql -d "$db" -qc "ANALYZE"; log "autovacuum is off: ANALYZE after the warm-up"; }
 # What the setup wrote since the seed's checkpoint is written out now, so that it does not
-# bring a checkpoint into phase 1 (one did once: a p99 of 295 ms). This does not make phase 1
-# steady by itself: each page's first change after a checkpoint writes the whole page to
-# the WAL (one phase 1 had 83.8 ms with it). The run's own WAL brings its checkpoints in phase 2.
+# bring a checkpoint into phase 1 (one did once: a p99 of 295 ms). Each page's first change
+# after a checkpoint writes the whole page to the WAL (one phase 1 right after it had 83.8 ms),
+# so phase 1 starts SETTLE s later, once the load's pages have had their first change.
+# The run's own WAL brings its checkpoints in phase 2.
 psql -d "$db" -qc "CHECKPOINT"
+sleep "$SETTLE"
 p1_from=$(now_ms)
 log "phase 1: ${PHASE1}s without housekeeping"
 sleep "$PHASE1"
