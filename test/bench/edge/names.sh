@@ -19,8 +19,8 @@
 # Prints the figures and, unless BENCH_DOCS=0, replaces the section between
 # the bench-edge-names markers in docs/benchmarks-history.md (BENCH_DOCS_FILE: another
 # file). EDGE_NODE_ARGS: the
-# edge's node flags (default --max-semi-space-size=32; add --cpu-prof, with
-# BENCH_KEEP=1 to find the profile in the work directory).
+# edge's node flags (default: as the Helm chart starts the edge, set in bench-lib.sh; add
+# --cpu-prof, with BENCH_KEEP=1 to find the profile in the work directory).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -121,7 +121,7 @@ port=$(free_port) http_port=$(free_port) metrics_port=$(free_port)
     EDGE_HTTPS_PORT="$port" EDGE_HTTP_PORT="$http_port" METRICS_PORT="$metrics_port" BIND_ADDRESS=127.0.0.1 \
     DATA_ENCRYPTION_KEY="$data_key" \
     ASSERTION_DEPLOYMENT_KEY="$(random_base64 base64url)" OPERATOR_TOKEN="$(random_base64 hex)" \
-    LOG_LEVEL=warn taskset -c 0 node ${EDGE_NODE_ARGS:---max-semi-space-size=32} "$ROOT/$EDGE_MAIN"
+    LOG_LEVEL=warn taskset -c 0 node $EDGE_NODE_ARGS "$ROOT/$EDGE_MAIN"
 ) >"$work/edge.log" 2>&1 &
 edge_pid=$!
 wait_ready "$edge_pid" "$metrics_port" "$work/edge.log" 120

@@ -28,7 +28,7 @@
 # Knobs: BENCH_WARMUP / BENCH_DURATION (seconds, default 2 / 10),
 # BENCH_DOCS=0 to record nothing, BENCH_DOCS_FILE to record elsewhere, BENCH_SERVERS / BENCH_BODIES / BENCH_H2_BODIES
 # to run a subset (e.g. "caddy edge", "1k", "" for no HTTP/2 run), EDGE_NODE_ARGS for the node flags of the edge and of
-# http-proxy (default --max-semi-space-size=32, as the Helm chart and k8s/ start the edge; add --cpu-prof),
+# http-proxy (default: as the Helm chart and k8s/ start the edge, set in bench-lib.sh; add --cpu-prof),
 # BENCH_KEEP=1 to keep the work directory (configs, logs) for a look afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -171,7 +171,7 @@ start_http_proxy() {
   local port; port=$(free_port)
   # shellcheck disable=SC2086
   BENCH_PORT=$port BENCH_TLS_DIR=$work/tls BENCH_ORIGIN_URL="http://127.0.0.1:$origin_port" \
-    taskset -c 0 node ${EDGE_NODE_ARGS:---max-semi-space-size=32} "$HERE/http-proxy-server.js" >"$work/http-proxy.log" 2>&1 &
+    taskset -c 0 node $EDGE_NODE_ARGS "$HERE/http-proxy-server.js" >"$work/http-proxy.log" 2>&1 &
   server_pid=$! server_port=$port server_log=$work/http-proxy.log
 }
 start_edge() { # sets edge_state when the edge cannot be measured
@@ -199,7 +199,7 @@ start_edge() { # sets edge_state when the edge cannot be measured
       DATA_ENCRYPTION_KEY="$data_key" \
       ASSERTION_DEPLOYMENT_KEY="$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64url"))')" \
       OPERATOR_TOKEN="$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')" \
-      LOG_LEVEL=warn taskset -c 0 node ${EDGE_NODE_ARGS:---max-semi-space-size=32} "$ROOT/$EDGE_MAIN"
+      LOG_LEVEL=warn taskset -c 0 node $EDGE_NODE_ARGS "$ROOT/$EDGE_MAIN"
   ) >"$work/edge.log" 2>&1 &
   server_pid=$! server_port=$port server_log=$work/edge.log
   local _
@@ -409,7 +409,7 @@ The 1 KiB figures of every recorded run, oldest first.
 |---|---|---|---|---|---|---|---|---|---|---|
 <!-- /bench-edge:runs -->'
 md_append_row "$BENCH_DOCS_FILE" '<!-- bench-edge:runs -->' '<!-- /bench-edge:runs -->' "$run_row"
-target_row="| $date_utc | $commit | $load_avg / $(loadavg) | $(ratio "${p99[edge:1k]:-}" "${p99[caddy:1k]:-}") | $(ratio "${p99[edge:64k]:-}" "${p99[caddy:64k]:-}") | $(ratio "${p99[edge:h2-1k]:-}" "${p99[caddy:h2-1k]:-}") | $(ratio "${cpu[edge:1k]:-}" "${cpu[nginx:1k]:-}") | ${rss[edge:1k]:-} / ${rss[edge:64k]:-} / ${rss[edge:h2-1k]:-} | ${EDGE_NODE_ARGS:---max-semi-space-size=32} |"
+target_row="| $date_utc | $commit | $load_avg / $(loadavg) | $(ratio "${p99[edge:1k]:-}" "${p99[caddy:1k]:-}") | $(ratio "${p99[edge:64k]:-}" "${p99[caddy:64k]:-}") | $(ratio "${p99[edge:h2-1k]:-}" "${p99[caddy:h2-1k]:-}") | $(ratio "${cpu[edge:1k]:-}" "${cpu[nginx:1k]:-}") | ${rss[edge:1k]:-} / ${rss[edge:64k]:-} / ${rss[edge:h2-1k]:-} | $EDGE_NODE_ARGS |"
 md_add_section "$BENCH_DOCS_FILE" '<!-- bench-edge:targets -->' '
 ### Run log of the targeted ratios
 

@@ -71,6 +71,9 @@ wait_ready() { # pid metrics-port log-file [attempts, 0.5 s apart; default 60]: 
   die "the service is not ready"
 }
 
+# The edge's node flags in the edge benches: as the Helm chart and k8s/ start it, unless
+# EDGE_NODE_ARGS says otherwise (e.g. with --cpu-prof added).
+EDGE_NODE_ARGS=${EDGE_NODE_ARGS:---max-semi-space-size=32}
 
 # --- recording the result ------------------------------------------------------
 # BENCH_DOCS=0 leaves the record alone; BENCH_DOCS_FILE is the record (default
