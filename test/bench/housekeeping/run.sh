@@ -34,7 +34,10 @@
 # figures), BENCH_DOCS=0 to record nothing, BENCH_DOCS_FILE
 # (default docs/benchmarks-history.md), BENCH_COMMIT (the commit the record names;
 # default `git rev-parse --short HEAD`, +dirty when tracked files differ),
-# BENCH_KEEP=<dir> to keep the per-request records, samples and service log there.
+# BENCH_KEEP=<dir> to keep the per-request records, samples and service log there,
+# BENCH_PG_SETTINGS (e.g. "wal_compression=lz4"; space-separated name=value pairs set on the
+# bench's database with ALTER DATABASE, for every session in it: what a deployment's server
+# settings would change, measured on the shared test server).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -86,6 +89,10 @@ counts() {
 # --- 1. database, seed -----------------------------------------------------------
 log "database $db, RabbitMQ vhost $vhost"
 createdb "$db"
+pg_settings=${BENCH_PG_SETTINGS:-}
+for setting in $pg_settings; do
+  psql -d "$db" -qc "ALTER DATABASE \"$db\" SET ${setting%%=*} = '${setting#*=}'" || die "could not set $setting"
+done
 rabbitmqctl add_vhost "$vhost" >/dev/null
 rabbitmqctl set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db"
@@ -248,7 +255,8 @@ size_cell() { echo "$(mib "${size_before[$1]}") â†’ $(mib "${size_after[$1]}") â
 
 cat <<EOF
 
-Housekeeping benchmark ($date_utc, $cpus CPUs, node $node_v, PostgreSQL $pg_v, commit $commit)
+Housekeeping benchmark ($date_utc, $cpus CPUs, node $node_v, PostgreSQL $pg_v, commit $commit)${pg_settings:+
+  database settings: $pg_settings}
   load average: $load_start when the API started, $load_phase1 after phase 1, $load_end after the run
   seeded (${seed_s}s): outbox ${count_before[0]}, webhook_deliveries ${count_before[1]}, webhook_attempts ${count_before[2]} rows, all past retention
   housekeeping run: ${run_s} s, $run_rows rows deleted (outbox $del_outbox, webhook_deliveries $del_deliveries, webhook_attempts $del_attempts)$cut_note
@@ -269,7 +277,7 @@ EOF
 bench_records || exit 0
 run_cell=$run_s
 [ -z "$p2_cut" ] || run_cell="$run_s (load stopped at $p2_s)"
-row="| $date_utc | $commit | $cpus | $load_start / $load_end | $(( count_before[0] + count_before[1] + count_before[2] )) | $RATE from $LOAD_APPS applications | $run_cell | $run_rows | $a_p50 / $a_p99 | $b_p50 / $b_p99 | **$ratio** | $verdict | $b_errors | $(size_cell 0) | $(size_cell 1) | $(size_cell 2) |"
+row="| $date_utc | $commit | $cpus | $load_start / $load_end | $(( count_before[0] + count_before[1] + count_before[2] )) | $RATE from $LOAD_APPS applications${pg_settings:+; $pg_settings} | $run_cell | $run_rows | $a_p50 / $a_p99 | $b_p50 / $b_p99 | **$ratio** | $verdict | $b_errors | $(size_cell 0) | $(size_cell 1) | $(size_cell 2) |"
 begin='<!-- bench-housekeeping:runs -->'
 end='<!-- /bench-housekeeping:runs -->'
 md_add_section "$BENCH_DOCS_FILE" "$begin" "
