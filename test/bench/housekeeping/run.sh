@@ -48,7 +48,7 @@ PHASE1=${BENCH_PHASE1:-30}
 SETTLE=${BENCH_SETTLE:-10}
 PRUNE_TIMEOUT=${BENCH_PRUNE_TIMEOUT:-900}
 LOAD_APPS=${BENCH_LOAD_APPS:-10}
-# The first run starts this long after the API does: start-up, warm-up, phase 1 and a margin.
+# The first run starts this long after the API does: start-up, warm-up, settling, phase 1 and a margin.
 INTERVAL=$((WARMUP + SETTLE + PHASE1 + 20))
 TARGET_P99_RATIO=2
 export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres
